@@ -1,0 +1,150 @@
+"""The `skirmish` command. Each command is a thin wrapper over a function of the
+Python API, so a notebook can do exactly what the command line does.
+
+Bad input exits with status 2 and one paragraph on stderr, never a traceback.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from sim.errors import ScenarioError
+
+EXIT_BAD_INPUT = 2
+
+
+def scenario_files(paths) -> list[Path]:
+    """Expand folders into the scenario files they hold (recursively, sorted)."""
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found = sorted(list(p.rglob("*.yaml")) + list(p.rglob("*.yml")))
+            if not found:
+                raise ScenarioError("holds no scenario files (*.yaml).", file=str(p))
+            files.extend(found)
+        else:
+            files.append(p)
+    return files
+
+
+def parse_sets(items) -> dict:
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise ScenarioError(f"--set '{item}' needs the form PATH=VALUE, e.g. "
+                                "--set sides.yeti.combatants[Yeti].defense=4.")
+        path, value = item.split("=", 1)
+        out[path.strip()] = value
+    return out
+
+
+class Group(click.Group):
+    """Turns ScenarioError into the one-paragraph message and exit status 2."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except ScenarioError as e:
+            click.echo(f"error: {e}", err=True)
+            ctx.exit(EXIT_BAD_INPUT)
+
+
+@click.group(cls=Group)
+@click.version_option(package_name="skirmish-sim")
+def main():
+    """Monte Carlo balance simulator for tabletop skirmish combat."""
+
+
+@main.command()
+@click.argument("scenarios", nargs=-1, required=True)
+@click.option("-n", "--skirmishes", type=click.IntRange(min=1), help="How many skirmishes (default: the scenario's run.skirmishes).")
+@click.option("--seed", type=click.IntRange(min=0), help="Random seed (default: the scenario's run.seed).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
+@click.option("--max-rounds", type=click.IntRange(min=1), help="Rounds before a fight counts as unfinished.")
+@click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", help="Override a scenario value, e.g. rules.resolution=sequential.")
+@click.option("--out", type=click.Path(dir_okay=True), help="Write both outcome tables: X.parquet (default) or X.csv; a folder for several scenarios.")
+@click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object to stdout instead of the text summary.")
+def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json):
+    """Play SCENARIOS (files or folders of them) and summarise who wins."""
+    from sim.runner import run as run_scenario
+    files = scenario_files(scenarios)
+    overrides = parse_sets(sets)
+    summaries = []
+    for f in files:
+        result = run_scenario(f, n=skirmishes, seed=seed, jobs=jobs, max_rounds=max_rounds, overrides=overrides)
+        if out:
+            target = Path(out) / f.stem if len(files) > 1 else Path(out)
+            written = result.write(target)
+            if not as_json:
+                click.echo("wrote " + ", ".join(map(str, written)), err=True)
+        if as_json:
+            summaries.append(result.summary())
+        else:
+            click.echo(result.summary_text())
+            if len(files) > 1:
+                click.echo("")
+    if as_json:
+        payload = summaries[0] if len(summaries) == 1 else {"scenarios": summaries}
+        click.echo(json.dumps(payload, default=str))
+
+
+@main.command()
+@click.argument("scenarios", nargs=-1, required=True)
+def validate(scenarios):
+    """Check scenario files and report the first problem in each."""
+    from sim.scenario import load_scenario
+    bad = 0
+    for f in scenario_files(scenarios):
+        try:
+            s = load_scenario(f)
+            click.echo(f"{f}: ok ({s.ruleset.title}, {len(s.combatants)} combatants, sides "
+                       f"{', '.join(s.side_names)})")
+        except ScenarioError as e:
+            bad += 1
+            click.echo(f"error: {e}", err=True)
+    if bad:
+        sys.exit(EXIT_BAD_INPUT)
+
+
+@main.command()
+@click.argument("scenario")
+@click.option("--seed", type=click.IntRange(min=0), help="Seed of the run to replay (default: the scenario's).")
+@click.option("--skirmish", "-k", type=click.IntRange(min=0), default=0, show_default=True, help="Which skirmish of that run.")
+@click.option("-n", "--skirmishes", type=click.IntRange(min=1), help="Size of the run it belongs to (default: the scenario's).")
+@click.option("--max-rounds", type=click.IntRange(min=1))
+@click.option("--set", "sets", multiple=True, metavar="PATH=VALUE")
+def trace(scenario, seed, skirmish, skirmishes, max_rounds, sets):
+    """Print one skirmish blow by blow, exactly as the batch run played it."""
+    from sim.trace import trace as trace_fn
+    n = skirmishes
+    try:
+        text = trace_fn(scenario, seed=seed, skirmish=skirmish, n=n, max_rounds=max_rounds,
+                        overrides=parse_sets(sets))
+    except ValueError as e:
+        raise ScenarioError(str(e) + "; pick --skirmish below the run size or raise -n.") from None
+    click.echo(text)
+
+
+@main.command()
+@click.argument("ruleset", required=False)
+def rules(ruleset):
+    """List the rulesets, or one ruleset's rule options with their defaults."""
+    from sim import rulesets
+    from sim.errors import closest
+    if not ruleset:
+        for name in rulesets.names():
+            click.echo(f"{name}: {rulesets.get(name).title}")
+        return
+    if ruleset not in rulesets.names():
+        raise ScenarioError(f"unknown ruleset '{ruleset}'.{closest(ruleset, rulesets.names())} "
+                            f"Known: {', '.join(rulesets.names())}.")
+    rs = rulesets.get(ruleset)
+    for name, spec in rs.rule_options.items():
+        click.echo(f"{name} (default {spec.default!r}; {spec.describe()})\n    {spec.doc}\n")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

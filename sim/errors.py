@@ -1,0 +1,36 @@
+"""User-facing errors: one paragraph that names the file, the field and what to change."""
+from __future__ import annotations
+
+import difflib
+
+
+class ScenarioError(Exception):
+    """Bad scenario input. The CLI prints `str(err)` and exits with status 2."""
+
+    def __init__(self, message: str, *, file: str | None = None, path: str | None = None):
+        self.file = file
+        self.path = path
+        self.message = message
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = []
+        if self.file:
+            where.append(str(self.file))
+        if self.path:
+            where.append(f"field '{self.path}'")
+        prefix = ", ".join(where)
+        return f"{prefix}: {self.message}" if prefix else self.message
+
+    def located(self, file: str | None = None) -> "ScenarioError":
+        """Attach the file name once the loader knows it (validators work on plain data)."""
+        if file and not self.file:
+            self.file = file
+            self.args = (self._render(),)
+        return self
+
+
+def closest(name: str, allowed) -> str:
+    """A ' Did you mean X?' hint, or '' when nothing is close."""
+    match = difflib.get_close_matches(str(name), [str(a) for a in allowed], n=1, cutoff=0.6)
+    return f" Did you mean '{match[0]}'?" if match else ""

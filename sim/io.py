@@ -1,0 +1,66 @@
+"""Atomic output: write to a temporary file beside the target, then rename.
+
+An interrupted run never leaves a half-written file where a finished one is expected.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+
+def atomic_write_bytes(path, data: bytes) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def atomic_write_text(path, text: str) -> Path:
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_frame(path, frame: pd.DataFrame, fmt: str, meta: dict | None = None) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    os.close(fd)
+    try:
+        if fmt == "parquet":
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            if meta:
+                merged = dict(table.schema.metadata or {})
+                merged[b"skirmish_sim"] = json.dumps(meta, default=str).encode()
+                table = table.replace_schema_metadata(merged)
+            pq.write_table(table, tmp)
+        elif fmt == "csv":
+            frame.to_csv(tmp, index=False)
+        else:  # pragma: no cover
+            raise ValueError(fmt)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_meta(path) -> dict:
+    """The provenance stored with a Parquet outcome table."""
+    import pyarrow.parquet as pq
+    md = pq.read_schema(path).metadata or {}
+    raw = md.get(b"skirmish_sim")
+    return json.loads(raw) if raw else {}

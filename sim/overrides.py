@@ -1,0 +1,98 @@
+"""Addressing any scenario value by a path, e.g. `sides.yeti.combatants[Yeti].defense`.
+
+Segments are separated by dots; `[i]` indexes a list by position and `[Name]` picks
+the list entry whose `name` is Name. Values given as text are parsed as YAML scalars,
+so `--set rules.resolution=sequential` and `--set ...defense=4` both do what they say.
+"""
+from __future__ import annotations
+
+import copy
+import re
+
+import yaml
+
+from sim.errors import ScenarioError, closest
+
+_SEGMENT = re.compile(r"([^.\[\]]+)|\[([^\]]*)\]")
+
+
+def split_path(path: str) -> list:
+    parts: list = []
+    pos = 0
+    text = path.strip()
+    while pos < len(text):
+        if text[pos] == ".":
+            pos += 1
+            continue
+        m = _SEGMENT.match(text, pos)
+        if not m:
+            raise ScenarioError(f"cannot read the path '{path}'; write it like "
+                                "sides.yeti.combatants[Yeti].defense or rules.resolution.", path=path)
+        if m.group(1) is not None:
+            parts.append(m.group(1))
+        else:
+            key = m.group(2)
+            parts.append(int(key) if key.lstrip("-").isdigit() else ("name", key))
+        pos = m.end()
+    if not parts:
+        raise ScenarioError("an empty path; name the value to change, e.g. rules.resolution.", path=path)
+    return parts
+
+
+def parse_value(text):
+    if not isinstance(text, str):
+        return text
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+
+
+def _resolve(container, key, path, create: bool):
+    if isinstance(key, tuple):  # [Name]
+        if not isinstance(container, list):
+            raise ScenarioError(f"'[{key[1]}]' picks from a list, but this is not a list.", path=path)
+        names = [e.get("name") for e in container if isinstance(e, dict)]
+        for i, e in enumerate(container):
+            if isinstance(e, dict) and e.get("name") == key[1]:
+                return i
+        raise ScenarioError(f"no entry named '{key[1]}'.{closest(key[1], names)} Entries: {', '.join(map(str, names))}.",
+                            path=path)
+    if isinstance(key, int):
+        if not isinstance(container, list) or not -len(container) <= key < len(container):
+            raise ScenarioError(f"index [{key}] is out of range.", path=path)
+        return key
+    if not isinstance(container, dict):
+        raise ScenarioError(f"'{key}' names a field, but the value here is not a mapping.", path=path)
+    if key not in container and not create:
+        raise ScenarioError(f"no field '{key}' here.{closest(key, container)}", path=path)
+    return key
+
+
+def get_path(data: dict, path: str):
+    node = data
+    for key in split_path(path):
+        node = node[_resolve(node, key, path, create=False)]
+    return node
+
+
+def set_path(data: dict, path: str, value) -> dict:
+    """A copy of `data` with the value at `path` replaced (missing mapping keys are created,
+    so options left at their defaults can be set)."""
+    out = copy.deepcopy(data)
+    parts = split_path(path)
+    node = out
+    for i, key in enumerate(parts[:-1]):
+        k = _resolve(node, key, path, create=True)
+        if isinstance(node, dict) and (k not in node or node[k] is None):
+            node[k] = {}
+        node = node[k]
+    last = _resolve(node, parts[-1], path, create=True)
+    node[last] = parse_value(value)
+    return out
+
+
+def apply_overrides(data: dict, overrides: dict) -> dict:
+    for path, value in overrides.items():
+        data = set_path(data, path, value)
+    return data

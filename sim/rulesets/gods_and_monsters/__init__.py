@@ -1,0 +1,49 @@
+"""Gods & Monsters: d20 roll-under, simultaneous rounds, verve, survival and injuries."""
+from __future__ import annotations
+
+from sim.errors import ScenarioError
+from sim.rulesets.gods_and_monsters import engine, schema
+
+
+class GodsAndMonsters:
+    name = "gods_and_monsters"
+    title = "Gods & Monsters"
+    rule_options = schema.RULE_OPTIONS
+    combatant_fields = schema.COMBATANT_FIELDS
+    policy_fields = schema.POLICY_FIELDS
+    actions = schema.ACTIONS
+    observations = schema.OBSERVATIONS
+
+    build = staticmethod(engine.build)
+    init = staticmethod(engine.init)
+    step = staticmethod(engine.step)
+    is_over = staticmethod(engine.is_over)
+    outcome = staticmethod(engine.outcome)
+
+    @staticmethod
+    def check(scenario) -> None:
+        """Checks across fields that the schema cannot express."""
+        seen = set()
+        for c in scenario.combatants:
+            if id(c.stats) in seen:
+                continue
+            seen.add(id(c.stats))
+            if not c.stats["attacks"] and not c.stats["weapons"]:
+                idx = [x.stats for x in scenario.combatants if x.side == c.side]
+                pos = next(i for i, st in enumerate(_unique(idx)) if st is c.stats)
+                raise ScenarioError(
+                    f"{c.stats['name']} has neither `weapons` nor `attacks`; give at least one, e.g. "
+                    "weapons: [{name: dagger, damage: d4}].",
+                    path=f"sides.{scenario.side_names[c.side]}.combatants[{pos}]")
+
+
+def _unique(items):
+    out, seen = [], set()
+    for x in items:
+        if id(x) not in seen:
+            seen.add(id(x))
+            out.append(x)
+    return out
+
+
+RULESET = GodsAndMonsters()

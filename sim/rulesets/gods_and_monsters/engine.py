@@ -1,0 +1,383 @@
+"""Gods & Monsters core combat as array operations over a batch of skirmishes.
+
+Shapes: N skirmishes (active rows), C combatants, A attack slots (every attack every
+combatant may make in a round, flattened), P phases (1 when simultaneous, one per
+side when sequential). Every random draw of a round is made up front with a fixed
+shape, so variants of a scenario stay on common random numbers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim.dice import DiceTable
+from sim.policy import TARGET_MODES, choose_targets
+from sim.rulesets.base import DEAD, DRAW, FLED, STANDING, UNCONSCIOUS, BatchState, Outcome
+from sim.rulesets.gods_and_monsters import schema as S
+
+ATTACK, HOLD, FLEE = (S.ACTIONS.index(a) for a in ("attack", "hold", "flee"))
+FOCUS = TARGET_MODES.index("focus")
+
+
+@dataclass
+class Setup:
+    """Static arrays compiled from a scenario (one entry per combatant or attack slot)."""
+    names: list[str]
+    side: np.ndarray  # (C,)
+    n_sides: int
+    survival: np.ndarray
+    verve: np.ndarray
+    perception: np.ndarray
+    willpower: np.ndarray
+    fortitude: np.ndarray
+    defense: np.ndarray
+    uses_verve: np.ndarray  # (C,) bool
+    awareness: list[str]
+    surprise_target: np.ndarray  # (C,) d20 <= this avoids surprise; large if no roll
+    snap_target: np.ndarray
+    slot_owner: np.ndarray  # (A,)
+    slot_name: list[str]
+    slot_target_base: np.ndarray  # (A,) 11 + combat + attack + weapon attack
+    slot_dice: DiceTable
+    slot_damage_bonus: np.ndarray  # (A,) added to the dice table's own bonus
+    owner_onehot: np.ndarray  # (A, C) float32, sums slot counters per combatant
+    enemy: np.ndarray  # (C, C) bool
+    policies: list
+    flee_below: np.ndarray  # (C,)
+    flee_after_bad_round: np.ndarray  # (C,) bool
+    default_target: np.ndarray  # (C,) int8
+    scripted: list[int]  # combatants whose policy has rules
+    uses_focus: bool
+    rules: dict
+
+
+@dataclass
+class State(BatchState):
+    round: int
+    status: np.ndarray  # (N, C) int8 final-state codes
+    verve: np.ndarray
+    survival: np.ndarray
+    injuries: np.ndarray
+    surprised: np.ndarray  # (N, C) bool, currently surprised
+    was_surprised: np.ndarray  # (N, C) bool, surprised at the start
+    attacks: np.ndarray
+    hits: np.ndarray
+    dealt: np.ndarray
+    taken: np.ndarray
+    last_dealt: np.ndarray
+    last_taken: np.ndarray
+    down_round: np.ndarray
+    focus: np.ndarray  # (N, sides) the side's focus target or -1
+    rounds: np.ndarray  # (N,)
+
+
+def strength_bonus(strength, table: dict) -> int:
+    if strength is None:
+        return 0
+    levels = sorted((int(k), int(v)) for k, v in table.items())
+    bonus = 0
+    for level, value in levels:
+        if strength >= level:
+            bonus = value
+    return bonus
+
+
+def build(scenario) -> Setup:
+    rules = scenario.rules
+    cs = scenario.combatants
+    C = len(cs)
+    stat = lambda key: np.array([c.stats[key] for c in cs], dtype=np.int32)
+    side = np.array([c.side for c in cs], dtype=np.int16)
+    verve_arch = {a.lower() for a in rules["verve_archetypes"]}
+    uses_verve = np.array([any(a.lower() in verve_arch for a in c.stats["archetypes"]) for c in cs])
+    awareness = [c.stats["awareness"] for c in cs]
+    perception = stat("perception")
+    never = np.full(C, 10**6, dtype=np.int32)
+    rolls = np.array([a != "aware" or rules["surprise_roll_for_aware"] for a in awareness])
+    mods = np.array([S.AWARENESS_SURPRISE_MODIFIER[a] for a in awareness], dtype=np.int32)
+    surprise_target = np.where(rolls, perception + mods, never)
+    willpower, fortitude = stat("willpower"), stat("fortitude")
+    snap = {"best": np.maximum(willpower, fortitude), "willpower": willpower, "fortitude": fortitude}[
+        rules["snap_out_roll"]]
+
+    owners, names, bases, dice, bonuses = [], [], [], [], []
+    for i, c in enumerate(cs):
+        entries = c.stats["attacks"] or c.stats["weapons"][:1]
+        extra = c.stats["damage_bonus"] + strength_bonus(c.stats["strength"], rules["strength_damage_bonus"])
+        for e in entries:
+            owners.append(i)
+            names.append(e["name"])
+            bases.append(S.BASE_TARGET + c.stats["combat"] + c.stats["attack"] + e["attack"])
+            dice.append(e["damage"])
+            bonuses.append(extra)
+    slot_owner = np.array(owners, dtype=np.int16)
+    owner_onehot = (slot_owner[:, None] == np.arange(C)[None, :]).astype(np.float32)
+    enemy = side[:, None] != side[None, :]
+    policies = [c.policy for c in cs]
+    return Setup(
+        names=[c.name for c in cs], side=side, n_sides=len(scenario.side_names),
+        survival=stat("survival"), verve=stat("verve"), perception=perception, willpower=willpower,
+        fortitude=fortitude, defense=stat("defense"), uses_verve=uses_verve, awareness=awareness,
+        surprise_target=surprise_target, snap_target=snap,
+        slot_owner=slot_owner, slot_name=names, slot_target_base=np.array(bases, dtype=np.int32),
+        slot_dice=DiceTable(dice), slot_damage_bonus=np.array(bonuses, dtype=np.int32),
+        owner_onehot=owner_onehot, enemy=enemy, policies=policies,
+        flee_below=np.array([p.params["flee_below"] for p in policies], dtype=np.float32),
+        flee_after_bad_round=np.array([p.params["flee_after_bad_round"] for p in policies]),
+        default_target=np.array([p.target for p in policies], dtype=np.int8),
+        scripted=[i for i, p in enumerate(policies) if p.rules],
+        uses_focus=any(p.target == FOCUS or any(r.target == FOCUS for r in p.rules) for p in policies),
+        rules=rules,
+    )
+
+
+def init(setup: Setup, batch) -> State:
+    n, C = batch.size, len(setup.names)
+    zeros = lambda dtype=np.int32: np.zeros((n, C), dtype=dtype)
+    roll = batch.d(20, C)
+    # Injuries are 0 at the start, so the surprise roll has no injury penalty.
+    surprised = roll > setup.surprise_target[None, :]
+    t = batch.trace
+    if t:
+        for c in range(C):
+            if setup.surprise_target[c] < 10**6:
+                r, need = int(roll[t.pos, c]), int(setup.surprise_target[c])
+                t.line(f"Surprise: {t.name(c)} ({setup.awareness[c]}) rolls {r} against Perception "
+                       f"{need}: {'SURPRISED' if surprised[t.pos, c] else 'not surprised'}.")
+    return State(
+        round=0, status=zeros(np.int8), verve=np.broadcast_to(setup.verve, (n, C)).copy(),
+        survival=np.broadcast_to(setup.survival, (n, C)).copy(), injuries=zeros(),
+        surprised=surprised, was_surprised=surprised.copy(), attacks=zeros(), hits=zeros(), dealt=zeros(),
+        taken=zeros(), last_dealt=zeros(), last_taken=zeros(), down_round=zeros(np.int32),
+        focus=np.full((n, setup.n_sides), -1, dtype=np.int16), rounds=np.zeros(n, dtype=np.int32),
+    )
+
+
+def observe(setup: Setup, state: State, c: int, standing: np.ndarray) -> dict:
+    n = state.status.shape[0]
+    start = setup.verve[c] + setup.survival[c]
+    same = setup.side == setup.side[c]
+    return {
+        "round": np.full(n, state.round),
+        "health": (state.verve[:, c] + state.survival[:, c]) / start,
+        "survival": state.survival[:, c],
+        "verve": state.verve[:, c],
+        "injuries": state.injuries[:, c],
+        "surprised": state.surprised[:, c].astype(np.int8),
+        "allies_standing": standing[:, same].sum(axis=1),
+        "enemies_standing": standing[:, ~same].sum(axis=1),
+        "took_damage": state.last_taken[:, c],
+        "dealt_damage": state.last_dealt[:, c],
+    }
+
+
+def decide(setup: Setup, state: State, standing: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Action and target mode per (skirmish, combatant): the family's choice, then scripted rules."""
+    health = (state.verve + state.survival) / (setup.verve + setup.survival)[None, :]
+    flee = (health < setup.flee_below[None, :]) & standing
+    if setup.flee_after_bad_round.any() and state.round > 1:
+        bad = (state.last_taken > 0) & (state.last_dealt == 0)
+        flee |= bad & setup.flee_after_bad_round[None, :] & standing
+    action = np.where(flee, FLEE, ATTACK).astype(np.int8)
+    target = np.broadcast_to(setup.default_target, action.shape).copy()
+    for c in setup.scripted:
+        a, m = setup.policies[c].decide(observe(setup, state, c, standing), action[:, c])
+        action[:, c], target[:, c] = a, m
+    return action, target
+
+
+def step(setup: Setup, state: State, batch) -> None:
+    rules = setup.rules
+    state.round = rnd = batch.round
+    n, C, A = batch.size, len(setup.names), len(setup.slot_owner)
+    rows = np.arange(n)[:, None]
+    t = batch.trace
+    if t:
+        t.line(f"\n--- Round {rnd} ---")
+
+    # Every draw of the round, up front and in a fixed order (common random numbers).
+    snap_roll = batch.d(20, C)
+    noise = batch.uniform(A, C)
+    focus_noise = batch.uniform(setup.n_sides, C) if setup.uses_focus else None
+    attack_roll = batch.d(20, A)
+    damage = setup.slot_dice.roll(batch.rng, batch.chunk_size if batch.crn else n)
+    if batch.crn and n != batch.chunk_size:
+        damage = damage[batch.ids]
+    damage = np.maximum(damage + setup.slot_damage_bonus[None, :], 0)
+    phases = 1 if rules["resolution"] == "simultaneous" else setup.n_sides
+    health_roll = batch.d(20, C, phases)
+    death_roll = batch.d(20, C, phases, 2) if rules["death_rule"] == "guide_roll" else None
+
+    standing = state.status == STANDING
+    injury_pen = state.injuries if rules["injury_penalty"] == "all_rolls" else 0
+
+    # Snapping out of surprise, at the start of every round after the first.
+    if rnd > 1 and state.surprised.any():
+        snapped = state.surprised & (snap_roll <= (setup.snap_target[None, :] - injury_pen))
+        if t:
+            for c in np.flatnonzero(state.surprised[t.pos] & standing[t.pos]):
+                t.line(f"{t.name(c)} tries to snap out of surprise: rolls {snap_roll[t.pos, c]} against "
+                       f"{setup.snap_target[c] - (injury_pen[t.pos, c] if np.ndim(injury_pen) else 0)}: "
+                       f"{'snaps out' if snapped[t.pos, c] else 'still surprised (-2 defense, -3 to rolls)'}.")
+        state.surprised &= ~snapped
+
+    action, target_mode = decide(setup, state, standing)
+    fleeing = standing & (action == FLEE)
+    if fleeing.any():
+        state.status[fleeing] = FLED
+        state.down_round[fleeing] = rnd
+        if t:
+            for c in np.flatnonzero(fleeing[t.pos]):
+                t.line(f"{t.name(c)} flees the fight.")
+        standing = state.status == STANDING
+
+    if setup.uses_focus:
+        _update_focus(setup, state, standing, focus_noise)
+
+    # Attack and defense modifiers of the round.
+    lost_round = (rnd == 1) & state.surprised & (rules["surprised_first_round"] == "lose_round")
+    if rnd == 1:
+        attack_pen = np.where(state.surprised, rules["surprised_first_round_penalty"], 0)
+        defense = np.broadcast_to(setup.defense, (n, C))
+    else:
+        attack_pen = np.where(state.surprised, S.SURPRISED_ROLL_PENALTY, 0)
+        defense = setup.defense[None, :] - S.SURPRISED_DEFENSE_PENALTY * state.surprised
+    attack_pen = attack_pen + injury_pen
+    can_attack = standing & (action == ATTACK) & ~lost_round
+    if t:
+        for c in np.flatnonzero(standing[t.pos] & lost_round[t.pos]):
+            t.line(f"{t.name(c)} is surprised and cannot act this round.")
+
+    slot_side = setup.side[setup.slot_owner]
+    slot_modes = target_mode[:, setup.slot_owner]
+    last_taken = np.zeros((n, C), dtype=np.int32)
+    last_dealt = np.zeros((n, C), dtype=np.int32)
+    pending = np.zeros((n, C), dtype=bool)  # health rolls owed for end_of_round
+    for p in range(phases):
+        in_phase = np.ones(A, dtype=bool) if phases == 1 else (slot_side == p)
+        acting = can_attack[:, setup.slot_owner] & in_phase[None, :]
+        if not acting.any():
+            continue
+        candidates = standing[:, None, :] & setup.enemy[setup.slot_owner][None, :, :]
+        focus = state.focus[:, slot_side] if setup.uses_focus else None
+        health = (state.verve + state.survival).astype(np.float32)
+        targets = choose_targets(slot_modes, candidates, health, focus, noise)
+        acting &= targets >= 0
+        tgt = np.maximum(targets, 0)
+        need = (setup.slot_target_base[None, :] - np.take_along_axis(defense, tgt, axis=1)
+                - attack_pen[:, setup.slot_owner])
+        hit = acting & (attack_roll <= need)
+        dealt = np.where(hit, damage, 0)
+        taken = np.bincount((rows * C + tgt)[hit], weights=dealt[hit], minlength=n * C)
+        taken = taken.reshape(n, C).astype(np.int32)
+        state.attacks += (acting.astype(np.float32) @ setup.owner_onehot).astype(np.int32)
+        state.hits += (hit.astype(np.float32) @ setup.owner_onehot).astype(np.int32)
+        dealt_by = (dealt.astype(np.float32) @ setup.owner_onehot).astype(np.int32)
+        state.dealt += dealt_by
+        state.taken += taken
+        last_dealt += dealt_by
+        last_taken += taken
+        if t:
+            _trace_attacks(t, setup, acting, targets, attack_roll, need, hit, damage)
+        needs_roll = _apply_damage(setup, state, taken, t)
+        if rules["health_check"] == "immediate" or phases == 1:
+            _health_checks(setup, state, needs_roll, health_roll[:, :, p],
+                           None if death_roll is None else death_roll[:, :, p], rnd, t)
+            standing = state.status == STANDING
+        else:
+            pending |= needs_roll
+    if pending.any():
+        _health_checks(setup, state, pending, health_roll[:, :, 0],
+                       None if death_roll is None else death_roll[:, :, 0], rnd, t)
+    state.last_dealt, state.last_taken = last_dealt, last_taken
+    state.rounds[:] = rnd
+
+
+def _update_focus(setup: Setup, state: State, standing: np.ndarray, focus_noise: np.ndarray) -> None:
+    for s in range(setup.n_sides):
+        enemies = standing & (setup.side != s)[None, :]
+        current = state.focus[:, s]
+        ok = (current >= 0) & np.take_along_axis(enemies, np.maximum(current, 0)[:, None].astype(np.intp),
+                                                 axis=1)[:, 0]
+        fresh = np.where(enemies, focus_noise[:, s, :], -1.0).argmax(axis=1)
+        state.focus[:, s] = np.where(ok, current, np.where(enemies.any(axis=1), fresh, -1))
+
+
+def _apply_damage(setup: Setup, state: State, taken: np.ndarray, t) -> np.ndarray:
+    """Verve first where fighting is archetypal, then survival, then injuries.
+
+    Returns where a roll to stay conscious is owed: survival just reached 0, or injuries grew.
+    """
+    left = taken.copy()
+    off_verve = np.where(setup.uses_verve[None, :], np.minimum(state.verve, left), 0)
+    state.verve -= off_verve
+    left -= off_verve
+    had_survival = state.survival > 0
+    off_survival = np.minimum(state.survival, left)
+    state.survival -= off_survival
+    left -= off_survival
+    state.injuries += left
+    active = state.status == STANDING
+    owed = active & ((had_survival & (state.survival == 0) & (taken > 0)) | (left > 0))
+    if t:
+        for c in np.flatnonzero(taken[t.pos] > 0):
+            t.line(f"  {t.name(c)} takes {taken[t.pos, c]}: verve {state.verve[t.pos, c]}, survival "
+                   f"{state.survival[t.pos, c]}, injuries {state.injuries[t.pos, c]}.")
+    return owed
+
+
+def _health_checks(setup: Setup, state: State, owed: np.ndarray, roll: np.ndarray, death_roll, rnd: int, t) -> None:
+    if not owed.any():
+        return
+    # Death first: a combatant past its limit is dead whether or not it stays conscious.
+    if setup.rules["death_rule"] == "injuries_exceed_fortitude":
+        dies = owed & (state.injuries > setup.fortitude[None, :])
+    else:
+        guide = death_roll[..., 0] <= state.injuries
+        dies = owed & (state.injuries > 0) & guide & (death_roll[..., 1] > setup.fortitude[None, :])
+    need = setup.fortitude[None, :] - state.injuries - S.SURPRISED_ROLL_PENALTY * state.surprised
+    faints = owed & ~dies & (roll > need)
+    if t:
+        for c in np.flatnonzero(owed[t.pos]):
+            if dies[t.pos, c]:
+                t.line(f"  {t.name(c)} dies ({state.injuries[t.pos, c]} injuries).")
+            else:
+                t.line(f"  {t.name(c)} rolls to stay conscious: {roll[t.pos, c]} against {need[t.pos, c]}: "
+                       f"{'falls UNCONSCIOUS' if faints[t.pos, c] else 'stays conscious'}.")
+    state.status[dies] = DEAD
+    state.status[faints] = UNCONSCIOUS
+    state.down_round[dies | faints] = rnd
+
+
+def _trace_attacks(t, setup: Setup, acting, targets, roll, need, hit, damage) -> None:
+    p = t.pos
+    for a in np.flatnonzero(acting[p]):
+        owner, tgt = setup.slot_owner[a], targets[p, a]
+        verdict = f"HIT for {damage[p, a]} ({setup.slot_dice.dice[a]}" + (
+            f"{setup.slot_damage_bonus[a]:+d}" if setup.slot_damage_bonus[a] else "") + ")" if hit[p, a] else "miss"
+        t.line(f"{t.name(owner)} attacks {t.name(tgt)} with {setup.slot_name[a]}: needs {need[p, a]} or "
+               f"lower, rolls {roll[p, a]}: {verdict}.")
+
+
+def is_over(setup: Setup, state: State) -> np.ndarray:
+    standing = state.status == STANDING
+    sides_left = np.zeros(standing.shape[0], dtype=np.int16)
+    for s in range(setup.n_sides):
+        sides_left += standing[:, setup.side == s].any(axis=1)
+    return sides_left <= 1
+
+
+def outcome(setup: Setup, state: State) -> Outcome:
+    standing = state.status == STANDING
+    n = standing.shape[0]
+    winner = np.full(n, DRAW, dtype=np.int16)
+    for s in range(setup.n_sides):
+        alive = standing[:, setup.side == s].any(axis=1)
+        winner[alive] = s  # is_over guarantees at most one side is left
+    return Outcome(winner=winner, rounds=state.rounds.copy(), per_combatant={
+        "attacks": state.attacks, "hits": state.hits, "damage_dealt": state.dealt, "damage_taken": state.taken,
+        "final_state": state.status, "down_round": state.down_round,
+        "surprised": state.was_surprised, "verve_left": state.verve, "survival_left": state.survival,
+        "injuries": state.injuries,
+    })

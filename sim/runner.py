@@ -1,0 +1,147 @@
+"""Running a scenario: chunks, seeds, workers, and the two outcome tables.
+
+Skirmishes are cut into chunks of CHUNK_SIZE; chunk i draws from
+`SeedSequence(seed, spawn_key=(i,))`, so a result depends on (scenario, seed, count)
+only, never on how many workers played the chunks.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import sim
+from sim.engine import run_chunk
+from sim.rulesets.base import DRAW, FINAL_STATES, UNFINISHED, Outcome
+from sim.scenario import Scenario, build_scenario, load_scenario
+from sim.stats import wilson
+
+CHUNK_SIZE = 32768
+
+
+def chunk_rng(seed: int, chunk: int) -> np.random.Generator:
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(chunk,))))
+
+
+def chunk_sizes(n: int) -> list[int]:
+    full, rest = divmod(n, CHUNK_SIZE)
+    return [CHUNK_SIZE] * full + ([rest] if rest else [])
+
+
+@lru_cache(maxsize=8)
+def _compiled(data_json: str, source: str):
+    # Workers rebuild the scenario from its data (plain JSON pickles everywhere) and keep
+    # it for the next chunk of the same run.
+    scen = build_scenario(json.loads(data_json), source)
+    return scen, scen.ruleset.build(scen)
+
+
+def play_chunk(data_json: str, source: str, chunk: int, size: int, seed: int, max_rounds: int,
+               crn: bool = False) -> Outcome:
+    scen, setup = _compiled(data_json, source)
+    return run_chunk(scen.ruleset, setup, chunk_rng(seed, chunk), size, max_rounds, crn=crn)
+
+
+@dataclass
+class RunResult:
+    """Both outcome tables of a run and everything needed to say where they came from."""
+    scenario: Scenario
+    skirmishes: pd.DataFrame
+    combatants: pd.DataFrame
+    meta: dict = field(default_factory=dict)
+
+    def summary(self) -> dict:
+        from sim.summary import summarize
+        return summarize(self)
+
+    def summary_text(self) -> str:
+        from sim.summary import summary_text
+        return summary_text(self)
+
+    def write(self, out) -> list[Path]:
+        from sim.summary import write_tables
+        return write_tables(self, out)
+
+
+def provenance(scen: Scenario, seed: int, n: int, max_rounds: int) -> dict:
+    return {
+        "scenario": scen.name,
+        "scenario_file": scen.source,
+        "scenario_hash": scen.hash,
+        "ruleset": scen.ruleset_name,
+        "seed": int(seed),
+        "skirmishes": int(n),
+        "max_rounds": int(max_rounds),
+        "rule_options": {k: (str(v) if not isinstance(v, (int, float, str, bool, type(None), list, dict)) else v)
+                         for k, v in scen.rules.items()},
+        "package_version": sim.__version__,
+        "chunk_size": CHUNK_SIZE,
+    }
+
+
+def run(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
+        max_rounds: int | None = None, overrides: dict | None = None, crn: bool = False,
+        first_chunk: int = 0) -> RunResult:
+    """Play a scenario `n` times and return the outcome tables.
+
+    `scenario` is a path, a parsed dict or a Scenario. `n`, `seed` and `max_rounds`
+    default to the scenario's `run:` block. `first_chunk` offsets the random streams,
+    which lets adaptive runs add chunks that are independent of the earlier ones.
+    """
+    scen = scenario if isinstance(scenario, Scenario) else load_scenario(scenario, overrides)
+    if isinstance(scenario, Scenario) and overrides:
+        scen = load_scenario(scen.data, overrides)
+    n = int(scen.run["skirmishes"] if n is None else n)
+    seed = int(scen.run["seed"] if seed is None else seed)
+    max_rounds = int(scen.run["max_rounds"] if max_rounds is None else max_rounds)
+    data_json = json.dumps(scen.data, default=str)
+    sizes = chunk_sizes(n)
+    tasks = [(data_json, scen.source, first_chunk + i, size, seed, max_rounds, crn) for i, size in enumerate(sizes)]
+    if jobs == 1 or len(tasks) == 1:
+        outcomes = [play_chunk(*t) for t in tasks]
+    else:
+        from joblib import Parallel, delayed
+        outcomes = Parallel(n_jobs=jobs, backend="loky")(delayed(play_chunk)(*t) for t in tasks)
+    return build_result(scen, outcomes, seed, max_rounds, first_skirmish=first_chunk * CHUNK_SIZE)
+
+
+def build_result(scen: Scenario, outcomes: list[Outcome], seed: int, max_rounds: int,
+                 first_skirmish: int = 0) -> RunResult:
+    winner = np.concatenate([o.winner for o in outcomes]) if outcomes else np.zeros(0, np.int8)
+    rounds = np.concatenate([o.rounds for o in outcomes]) if outcomes else np.zeros(0, np.int16)
+    per = {k: np.concatenate([o.per_combatant[k] for o in outcomes]) for k in outcomes[0].per_combatant}
+    n = len(winner)
+    sides = scen.side_names
+    win_labels = list(sides) + ["draw", "unfinished"]
+    codes = np.where(winner == DRAW, len(sides), np.where(winner == UNFINISHED, len(sides) + 1, winner))
+    skirmishes = pd.DataFrame({
+        "skirmish": np.arange(first_skirmish, first_skirmish + n, dtype=np.int64),
+        "winner": pd.Categorical.from_codes(codes.astype(np.int16), categories=win_labels),
+        "rounds": rounds.astype(np.int32),
+    })
+    names = scen.names()
+    c = len(names)
+    side_codes = np.tile(np.array(scen.side_of(), dtype=np.int16), n)
+    cols = {
+        "skirmish": np.repeat(skirmishes["skirmish"].to_numpy(), c),
+        "combatant": pd.Categorical.from_codes(np.tile(np.arange(c, dtype=np.int16), n), categories=names),
+        "side": pd.Categorical.from_codes(side_codes, categories=list(sides)),
+    }
+    for key, arr in per.items():
+        flat = arr.reshape(-1)
+        if key == "final_state":
+            cols[key] = pd.Categorical.from_codes(flat.astype(np.int8), categories=list(FINAL_STATES))
+        elif key == "down_round":
+            cols[key] = pd.array(np.where(flat > 0, flat, 0), dtype="Int32")
+            cols[key][flat <= 0] = pd.NA
+        else:
+            cols[key] = flat
+    combatants = pd.DataFrame(cols)
+    meta = provenance(scen, seed, n, max_rounds)
+    skirmishes.attrs["provenance"] = meta
+    combatants.attrs["provenance"] = meta
+    return RunResult(scen, skirmishes, combatants, meta)

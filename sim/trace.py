@@ -1,0 +1,42 @@
+"""Replaying one skirmish of a run, blow by blow.
+
+The trace plays the whole chunk the skirmish belongs to, with the same seed and the
+same array code as the batch run, and records lines for that one row. So skirmish k
+of `trace` is exactly skirmish k of `run` with the same seed and count.
+"""
+from __future__ import annotations
+
+from sim.engine import run_chunk
+from sim.runner import CHUNK_SIZE, chunk_rng, chunk_sizes
+from sim.rulesets.base import DRAW, FINAL_STATES, UNFINISHED
+from sim.scenario import Scenario, load_scenario
+from sim.tracing import Tracer
+
+
+def trace(scenario, seed: int | None = None, skirmish: int = 0, n: int | None = None,
+          max_rounds: int | None = None, overrides: dict | None = None) -> str:
+    """The blow-by-blow log of skirmish `skirmish` of a run of `n` skirmishes with `seed`."""
+    scen = scenario if isinstance(scenario, Scenario) else load_scenario(scenario, overrides)
+    seed = int(scen.run["seed"] if seed is None else seed)
+    n = int(scen.run["skirmishes"] if n is None else n)
+    max_rounds = int(scen.run["max_rounds"] if max_rounds is None else max_rounds)
+    if not 0 <= skirmish < n:
+        raise ValueError(f"skirmish {skirmish} is outside the run of {n} skirmishes (0..{n - 1})")
+    chunk, row = divmod(skirmish, CHUNK_SIZE)
+    size = chunk_sizes(n)[chunk]
+    ruleset = scen.ruleset
+    setup = ruleset.build(scen)
+    tracer = Tracer(row, scen.names())
+    header = [f"{scen.name}: skirmish {skirmish} of {n} with seed {seed} ({ruleset.title})"]
+    for c in scen.combatants:
+        header.append(f"  {c.name} ({scen.side_names[c.side]})")
+    out = run_chunk(ruleset, setup, chunk_rng(seed, chunk), size, max_rounds, tracer=tracer)
+    w = int(out.winner[row])
+    verdict = {DRAW: "a draw: every side fell", UNFINISHED: "unfinished"}.get(
+        w, f"{scen.side_names[w] if w >= 0 else ''} wins")
+    footer = [f"\nResult after {int(out.rounds[row])} rounds: {verdict}."]
+    for i, c in enumerate(scen.combatants):
+        state = FINAL_STATES[int(out.per_combatant['final_state'][row, i])]
+        footer.append(f"  {c.name}: {state}, dealt {int(out.per_combatant['damage_dealt'][row, i])}, "
+                      f"took {int(out.per_combatant['damage_taken'][row, i])}")
+    return "\n".join(header) + "\n" + tracer.text() + "\n" + "\n".join(footer)
