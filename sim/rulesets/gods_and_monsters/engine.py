@@ -16,6 +16,7 @@ from sim.dice import DiceTable
 from sim.policy import TARGET_MODES, choose_targets
 from sim.rulesets.base import DEAD, DRAW, FLED, STANDING, UNCONSCIOUS, BatchState, Outcome
 from sim.rulesets.gods_and_monsters import schema as S
+from sim.rulesets.gods_and_monsters import situations
 
 ATTACK, HOLD, FLEE = (S.ACTIONS.index(a) for a in ("attack", "hold", "flee"))
 FOCUS = TARGET_MODES.index("focus")
@@ -65,6 +66,9 @@ class Setup:
     may_move: bool
     static_dist: np.ndarray | None  # (C, C) when nobody can ever need to move, else None
     has_alternatives: bool  # some combatant carries several weapons
+    slot_entries: list | None = None  # the weapon records behind the slots
+    sx: object = None  # situations.Situations, or None when the scenario uses none (the core round)
+    evasion: np.ndarray | None = None
 
 
 @dataclass
@@ -86,6 +90,20 @@ class State(BatchState):
     focus: np.ndarray  # (N, sides) the side's focus target or -1
     rounds: np.ndarray  # (N,)
     pos: np.ndarray  # (N, C, 2) cells
+    # Special situations (None unless the scenario uses them; see situations.py)
+    xrng: object = None  # the situations' own random stream, so the core draws stay in step
+    asleep: np.ndarray | None = None  # (N, C) bool: immobile, cannot act
+    wake_round: np.ndarray | None = None  # (N, C) round at whose start a sleeper wakes
+    bound: np.ndarray | None = None  # (N, C) tied up
+    held: np.ndarray | None = None  # (N, C) int8 HELD_* state as a target
+    held_by: np.ndarray | None = None  # (N, C) int16 holder or -1
+    holding: np.ndarray | None = None  # (N, C) int16 held target or -1
+    covering: np.ndarray | None = None  # (N, C) int16 covered target or -1
+    loaded: np.ndarray | None = None  # (N, A) actions done toward the next use
+    free_used: np.ndarray | None = None  # (N, A) the free action of this use is spent
+    drawn: np.ndarray | None = None  # (N, C)
+    spell_uses: np.ndarray | None = None  # (N, S)
+    cast_last: np.ndarray | None = None  # (N, C) cast or tried to cast last round
 
 
 def strength_bonus(strength, table: dict) -> int:
@@ -118,7 +136,7 @@ def build(scenario) -> Setup:
         rules["snap_out_roll"]]
 
     grid = scenario.battlefield
-    owners, names, bases, dice, bonuses, reach, choice_group = [], [], [], [], [], [], []
+    owners, names, bases, dice, bonuses, reach, choice_group, entries_all = [], [], [], [], [], [], [], []
     for i, c in enumerate(cs):
         # `attacks` are all made every round; `weapons` are alternatives: each round the
         # first one (in the listed order) that reaches an enemy is used.
@@ -132,6 +150,7 @@ def build(scenario) -> Setup:
             bonuses.append(extra)
             reach.append(grid.cells(e["range"] if e["range"] else e["reach"]))
             choice_group.append(group)
+            entries_all.append(e)
     slot_owner = np.array(owners, dtype=np.int16)
     group = np.array(choice_group)
     idx = np.arange(len(owners))
@@ -139,13 +158,15 @@ def build(scenario) -> Setup:
                     & (idx[:, None] < idx[None, :])).astype(np.float32)
     slot_reach = np.array(reach, dtype=np.int32)
     ranged = np.array([bool(e["range"]) for c in cs for e in (c.stats["attacks"] or c.stats["weapons"])])
-    max_reach = np.array([slot_reach[slot_owner == i].max() for i in range(C)], dtype=np.int32)
+    spell_reach = [max([grid.cells(sp["range"]) for sp in c.stats["spells"]], default=0) for c in cs]
+    max_reach = np.array([max(slot_reach[slot_owner == i].max(), spell_reach[i]) for i in range(C)], dtype=np.int32)
     has_ranged = np.array([ranged[slot_owner == i].any() for i in range(C)])
     modes = np.array([S.MOVES.index(c.policy.params["move"]) for c in cs], dtype=np.int8)
     move_mode = np.where(modes == AUTO, np.where(has_ranged, KITE, ADVANCE), modes).astype(np.int8)
     owner_onehot = (slot_owner[:, None] == np.arange(C)[None, :]).astype(np.float32)
     enemy = side[:, None] != side[None, :]
     policies = [c.policy for c in cs]
+    sx = situations.build_situations(scenario, slot_owner, entries_all, grid)
     return Setup(
         names=[c.name for c in cs], side=side, n_sides=len(scenario.side_names),
         survival=stat("survival"), verve=stat("verve"), perception=perception, willpower=willpower,
@@ -167,6 +188,7 @@ def build(scenario) -> Setup:
         may_move=bool((move_mode != HOLD_GROUND).any()),
         has_alternatives=bool(slot_earlier.any()),
         static_dist=_static_distances(scenario.layout, grid, enemy, max_reach, move_mode),
+        sx=sx, evasion=stat("evasion"), slot_entries=entries_all,
     )
 
 
@@ -207,6 +229,9 @@ def init(setup: Setup, batch) -> State:
         focus=np.full((n, setup.n_sides), -1, dtype=np.int16), rounds=np.zeros(n, dtype=np.int32),
         pos=setup.layout.place(batch),
     )
+    if setup.sx is not None:
+        from sim.rulesets.gods_and_monsters import extended
+        extended.init_state(setup, state, batch)
     if t:
         t.line("Starting positions (x, y), 1 cell = "
                f"{setup.grid.cell_size:g} {setup.grid.unit}: " + ", ".join(
@@ -231,7 +256,30 @@ def observe(setup: Setup, state: State, c: int, standing: np.ndarray) -> dict:
         "took_damage": state.last_taken[:, c],
         "dealt_damage": state.last_dealt[:, c],
         "nearest_enemy": _nearest_enemy_cells(setup, state, standing)[:, c] * setup.grid.cell_size,
+        **_situation_observations(setup, state, c, standing),
     }
+
+
+def _situation_observations(setup: Setup, state: State, c: int, standing: np.ndarray) -> dict:
+    n = state.status.shape[0]
+    zero = np.zeros(n, dtype=np.int32)
+    dist = bf.distances(state.pos, "chebyshev")[:, c, :]
+    close = (standing & setup.enemy[c][None, :] & (dist <= 1)).any(axis=1).astype(np.int8)
+    sx = setup.sx
+    if sx is None:
+        return {"in_close_combat": close, "spells_left": zero, "weapon_ready": zero + 1, "held": zero,
+                "holding": zero, "enemies_immobile": zero, "enemies_casting": zero}
+    mine = np.flatnonzero(sx.spell_owner == c)
+    left = np.minimum(state.spell_uses[:, mine].sum(axis=1), 1000) if len(mine) else zero
+    multi = np.flatnonzero((setup.slot_owner == c) & (sx.slot_actions > 1))
+    ready = (state.loaded[:, multi[0]] >= sx.slot_actions[multi[0]] - 1).astype(np.int8) if len(multi) else zero + 1
+    held = np.where(state.bound[:, c], 3, state.held[:, c])
+    enemies = standing & setup.enemy[c][None, :]
+    immobile = state.asleep | state.bound | (state.held == situations.HELD_IMMOBILIZED)
+    return {"in_close_combat": close, "spells_left": left, "weapon_ready": ready, "held": held,
+            "holding": (state.holding[:, c] >= 0).astype(np.int8),
+            "enemies_immobile": (enemies & immobile).sum(axis=1),
+            "enemies_casting": (enemies & state.cast_last).sum(axis=1)}
 
 
 def _nearest_enemy_cells(setup: Setup, state: State, standing: np.ndarray) -> np.ndarray:
@@ -255,6 +303,9 @@ def decide(setup: Setup, state: State, standing: np.ndarray) -> tuple[np.ndarray
 
 
 def step(setup: Setup, state: State, batch) -> None:
+    if setup.sx is not None:
+        from sim.rulesets.gods_and_monsters import extended
+        return extended.step(setup, state, batch)
     rules = setup.rules
     state.round = rnd = batch.round
     n, C, A = batch.size, len(setup.names), len(setup.slot_owner)
@@ -432,9 +483,10 @@ def _update_focus(setup: Setup, state: State, standing: np.ndarray, focus_noise:
         state.focus[:, s] = np.where(ok, current, np.where(enemies.any(axis=1), fresh, -1))
 
 
-def _apply_damage(setup: Setup, state: State, taken: np.ndarray, t) -> np.ndarray:
+def _apply_damage(setup: Setup, state: State, taken: np.ndarray, t, direct: np.ndarray | None = None) -> np.ndarray:
     """Verve first where fighting is archetypal, then survival, then injuries.
 
+    `direct` are injury points dealt straight (knockout and killing blows).
     Returns where a roll to stay conscious is owed: survival just reached 0, or injuries grew.
     """
     left = taken.copy()
@@ -448,6 +500,10 @@ def _apply_damage(setup: Setup, state: State, taken: np.ndarray, t) -> np.ndarra
     state.injuries += left
     active = state.status == STANDING
     owed = active & ((had_survival & (state.survival == 0) & (taken > 0)) | (left > 0))
+    if direct is not None:
+        state.injuries += direct
+        owed |= active & (direct > 0)
+        taken = taken + direct
     if t:
         for c in np.flatnonzero(taken[t.pos] > 0):
             t.line(f"  {t.name(c)} takes {taken[t.pos, c]}: verve {state.verve[t.pos, c]}, survival "
