@@ -51,7 +51,9 @@ def play(data, rounds, n=N, seed=1):
 def assert_rate(observed, p: float, n: int | None = None) -> None:
     """A share within 4 standard errors of the exact probability p."""
     obs = np.asarray(observed, dtype=float)
-    n = n or obs.size
-    rate = obs.mean() if obs.size == n else float(observed)
+    if obs.ndim == 0:
+        rate = float(obs)  # a share already computed over n trials
+    else:
+        rate, n = obs.mean(), n or obs.size
     tol = 4 * math.sqrt(max(p * (1 - p), 1e-12) / n) + 1e-12
     assert abs(rate - p) <= tol, f"rate {rate:.4f}, expected {p:.4f} +- {tol:.4f}"

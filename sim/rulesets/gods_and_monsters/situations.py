@@ -155,9 +155,8 @@ def build_situations(scenario, slot_owner: np.ndarray, slot_entries: list, grid,
     immobile = grab or sleep_spell or sleepers
     unaware = bool(rules["surprised_are_unaware"] and any(a != "aware" for a in awareness))
     aim = bool(cover_aim.any() or COVER in scripted)
-    called = bool((called_when > 0).any() or grab or (knockout.any() and (immobile or unaware or aim))
-                  or bool(scripted & {CALLED, KNOCKOUT, KILL}) or (immobile and pol("killing").any())
-                  or (KNOCKOUT in scripted))
+    called = bool((called_when > 0).any() or grab or knockout.any() or bool(scripted & {CALLED, KNOCKOUT, KILL})
+                  or (immobile and pol("killing_blow").any()))
     used = (into_melee or bool((cover_level > 0).any()) or pair_mod is not None or multi or bool(spells)
             or bool(undrawn.any()) or called or immobile or unaware or aim or bool(lead.any())
             or bool((withdraw_below > 0).any() or (rout_below > 0).any()) or bool(extra_actions) or has_carried)
