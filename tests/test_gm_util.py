@@ -57,3 +57,17 @@ def assert_rate(observed, p: float, n: int | None = None) -> None:
         rate, n = obs.mean(), n or obs.size
     tol = 4 * math.sqrt(max(p * (1 - p), 1e-12) / n) + 1e-12
     assert abs(rate - p) <= tol, f"rate {rate:.4f}, expected {p:.4f} +- {tol:.4f}"
+
+
+def start(data, n=N, seed=1):
+    """(setup, state, batch) right after init, for tests that set a condition by hand."""
+    scen = load_scenario(data)
+    setup = scen.ruleset.build(scen)
+    batch = Batch(chunk_rng(seed, 0), n)
+    return setup, scen.ruleset.init(setup, batch), batch
+
+
+def advance(setup, state, batch, rnd) -> None:
+    from sim.rulesets.gods_and_monsters import engine
+    batch.round = rnd
+    engine.step(setup, state, batch)

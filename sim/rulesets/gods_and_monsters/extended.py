@@ -195,8 +195,6 @@ def step(setup, state, batch) -> None:
         attack_pen = np.where(state.surprised, S.SURPRISED_ROLL_PENALTY, 0)
         defense = setup.defense[None, :] - S.SURPRISED_DEFENSE_PENALTY * state.surprised
     attack_pen = attack_pen + injury_pen
-    if sx.grab:
-        defense = defense - S.IMMOBILIZER_DEFENSE_PENALTY * ((state.holding >= 0) | (action == GRAB))
     if sx.draw:
         # "A character can attempt to draw and use an available weapon in the same round. An
         # Evasion roll is required ... On an unsuccessful roll, the character acts as if surprised."
@@ -320,16 +318,19 @@ def step(setup, state, batch) -> None:
     firing = (((attacking & sx.slot_ranged[None, :]).astype(np.float32) @ setup.owner_onehot) > 0)
     busy = casting | ((reloading.astype(np.float32) @ setup.owner_onehot) > 0)  # complex actions
 
-    ctx = _Context(setup, state, rows, defense, attack_pen, injury_pen, led, adj, damage, crow[:, :, 4])
     if sx.called:
         kind = _kinds(setup, state, rows, targets, slot_action, attacking, busy, firing)
     else:
         kind = np.zeros((n, A), dtype=np.int8)
     called = attacking & (kind != NORMAL)
+    pre_held = state.held > HELD_NONE
     if sx.grab:
         grabbing = ((called & (kind == K_GRAB)).astype(np.float32) @ setup.owner_onehot) > 0
         attacking &= ~(grabbing[:, owner] & (kind != K_GRAB))
         called &= attacking
+        # "The combatant trying to immobilize their opponent has a penalty of two to their defense."
+        defense = defense - S.IMMOBILIZER_DEFENSE_PENALTY * ((state.holding >= 0) | grabbing)
+    ctx = _Context(setup, state, rows, defense, attack_pen, injury_pen, led, adj, damage, crow[:, :, 4])
 
     last_taken = np.zeros((n, C), dtype=np.int32)
     last_dealt = np.zeros((n, C), dtype=np.int32)
@@ -425,7 +426,7 @@ def step(setup, state, batch) -> None:
     if sx.grab:
         hit_held = attacking & (targets == state.holding[:, owner])
         on_held = ((hit_held.astype(np.float32) @ setup.owner_onehot) > 0)  # holder attacked its target
-        _hold_contests(setup, state, rows, on_held, crow, injury_pen, damage, x_health,
+        _hold_contests(setup, state, pre_held, on_held, crow, injury_pen, damage, x_health,
                        x_death, rnd, t, last_taken, last_dealt)
         _tie_up(setup, state, tying & (state.status == STANDING), adj, t)
         standing = state.status == STANDING
@@ -644,17 +645,17 @@ def _grabs(setup, state, rows, targets, kind, hit, ev, injury_pen, t) -> None:
                    + ("slips the grab." if dodge[p, a] else f"{t.name(owner[a])} has hold of it."))
 
 
-def _hold_contests(setup, state, rows, on_held, crow, injury_pen, damage, x_health, x_death, rnd, t,
+def _hold_contests(setup, state, pre_held, on_held, crow, injury_pen, damage, x_health, x_death, rnd, t,
                    last_taken, last_dealt) -> None:
     """One Fortitude contest a round for every hold made in an earlier round."""
     sx = setup.sx
     n, C = state.held.shape
-    held = (state.held > HELD_NONE) & (state.status == STANDING)
+    # Holds made this round are first contested next round.
+    held = pre_held & (state.held > HELD_NONE) & (state.status == STANDING)
     holder = np.maximum(state.held_by, 0).astype(np.intp)
     held &= np.take_along_axis(state.status == STANDING, holder, axis=1)
     if not held.any():
         return
-    new = np.take_along_axis(state.holding, holder, axis=1) != np.arange(C)[None, :]
     diff = sx.size[None, :] - sx.size[holder]
     weapon = np.take_along_axis(on_held, holder, axis=1)
     penalty = S.IMMOBILIZED_BREAK_PENALTY * ((state.held == HELD_IMMOBILIZED) & ~weapon)
@@ -663,7 +664,6 @@ def _hold_contests(setup, state, rows, on_held, crow, injury_pen, damage, x_heal
     h_roll = np.take_along_axis(crow[:, :, 1], holder, axis=1)
     h_ok = h_roll <= setup.fortitude[holder] + S.HOLD_FORTITUDE_PER_SIZE * np.maximum(-diff, 0) \
         - np.take_along_axis(injury_pen, holder, axis=1)
-    held &= ~new
     broken = held & t_ok & ~h_ok
     pinned = held & ~t_ok & h_ok
     state.held[pinned] = HELD_IMMOBILIZED
