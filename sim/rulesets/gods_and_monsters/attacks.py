@@ -13,7 +13,8 @@ from sim.rulesets.gods_and_monsters.situations import (
     CALLED, COVER_TABLE, COVERED, FULL, GRAB, HELD_IMMOBILIZED, HELD_NONE, IMMOBILE, K_CALLED, K_GRAB, K_KILL, K_KO,
     KILL, KNOCKOUT, ND_ATTACK, ND_DAMAGE, NORMAL, STRONG, UNAWARE, contest, half_up)
 
-KIND_NAMES = {K_CALLED: "called shot", K_KO: "knockout blow", K_KILL: "killing blow", K_GRAB: "grab"}
+KIND_NAMES = {K_CALLED: "makes a called shot", K_KO: "tries a knockout blow", K_KILL: "tries a killing blow",
+              K_GRAB: "tries to grab"}
 
 
 class AttackRound:
@@ -39,7 +40,9 @@ class AttackRound:
             level = np.maximum(level, IMMOBILE * immobile[rows, tgt])
         return level
 
-    def resolve(self, targets, kind, acting, roll, ev, by_roll, noise, carried, extra, upset, t) -> dict:
+    def resolve(self, targets, kind, acting, roll, ev, by_roll, noise, carried, extra, upset, t,
+                busy=None) -> dict:
+        """Resolve the attacks of `acting` slots; `busy` (N, C): who is casting, reloading or shooting."""
         setup, state, rows, sx = self.setup, self.state, self.rows, self.setup.sx
         rules = setup.rules
         n, A = acting.shape
@@ -131,18 +134,21 @@ class AttackRound:
             amount = np.where(struck, dealt[..., None] + np.where(stray, self.damage, 0)[..., None], 0)
             taken += amount.sum(axis=1).astype(np.int32)
             stray_by = amount.sum(axis=2).astype(np.int32)
-            if t:
-                p = t.pos
-                for a in np.flatnonzero(acting[p]):
-                    for b in np.flatnonzero(struck[p, a]):
-                        t.line(f"  A stray missile from {t.name(owner[a])} strikes {t.name(b)} for "
-                               f"{amount[p, a, b]}.")
         onehot = setup.owner_onehot
         state.attacks += ((acting.astype(np.float32) + (acting & extra_slot)) @ onehot).astype(np.int32)
         state.hits += ((hit.astype(np.float32) + extra_hit) @ onehot).astype(np.int32)
         dealt_by = ((on_target + direct + stray_by).astype(np.float32) @ onehot).astype(np.int32)
         state.dealt += dealt_by
         state.taken += taken + direct_t
+        if t:
+            _trace(t, setup, acting, targets, roll, need, hit, dealt, kind, ko_failed, direct, extra_carried,
+                   extra_hit, extra_dealt, level)
+            if bystanders is not None:
+                p = t.pos
+                for a in np.flatnonzero(acting[p]):
+                    for b in np.flatnonzero(struck[p, a]):
+                        t.line(f"  A stray missile from {t.name(owner[a])} strikes {t.name(b)} for "
+                               f"{amount[p, a, b]}.")
         upset_t = np.zeros((n, C), dtype=bool)
         if called.any():
             # "A called shot can disrupt complex actions ... The reaction against the disrupting
@@ -150,9 +156,13 @@ class AttackRound:
             react = ev[:, :, 0] <= sx.evasion[tgt] + sx.movement_bonus[tgt] - dealt - self.injury_pen[rows, tgt]
             fails = hit & called & (kind != K_GRAB) & ~react
             upset_t = np.bincount((rows * C + tgt)[fails], minlength=n * C).reshape(n, C) > 0
-        if t:
-            _trace(t, setup, acting, targets, roll, need, hit, dealt, kind, ko_failed, direct, extra_carried,
-                   extra_hit, extra_dealt, level)
+            if t and busy is not None:
+                p = t.pos
+                for a in np.flatnonzero(hit[p] & called[p] & (kind[p] != K_GRAB) & busy[p, tgt[p]]):
+                    score = sx.evasion[tgt[p, a]] + sx.movement_bonus[tgt[p, a]] - dealt[p, a] \
+                        - self.injury_pen[p, tgt[p, a]]
+                    t.line(f"  {t.name(tgt[p, a])} rolls Evasion {ev[p, a, 0]} against {score} to keep to its "
+                           "action: " + ("disrupted." if fails[p, a] else "carries on."))
         return {"taken": taken, "direct": direct_t, "dealt_by": dealt_by, "hit": hit, "upset": upset_t}
 
 
@@ -188,14 +198,13 @@ def _trace(t, setup, acting, targets, roll, need, hit, dealt, kind, ko_failed, d
     p = t.pos
     for a in np.flatnonzero(acting[p]):
         owner, tgt = setup.slot_owner[a], targets[p, a]
-        label = KIND_NAMES.get(int(kind[p, a]), "attacks")
-        how = f"{label} at" if kind[p, a] != NORMAL else "attacks"
+        how = "attacks" if kind[p, a] == NORMAL else KIND_NAMES[int(kind[p, a])] + ("" if kind[p, a] == K_GRAB else " at")
         extras = []
         if level[p, a]:
             extras.append(S.NOT_DEFENDING[level[p, a]] + " target")
         verdict = f"HIT for {dealt[p, a]}" if hit[p, a] else "miss"
         if kind[p, a] == K_GRAB and hit[p, a]:
-            verdict = "HIT (a grab: no damage)"
+            verdict = "HIT (no damage)"
         if ko_failed[p, a]:
             verdict += f", a knockout: {direct[p, a]} to injuries"
         elif kind[p, a] == K_KO and hit[p, a]:
@@ -206,6 +215,7 @@ def _trace(t, setup, acting, targets, roll, need, hit, dealt, kind, ko_failed, d
             verdict += f", its carried effect adds {carried[p, a]}"
         if extra_hit[p, a]:
             verdict += f"; extra attack HITS for {extra_dealt[p, a]}"
-        t.line(f"{t.name(owner)} {how} {t.name(tgt)} with {setup.slot_name[a]}"
+        weapon = "" if kind[p, a] == K_GRAB else f" with {setup.slot_name[a]}"
+        t.line(f"{t.name(owner)} {how} {t.name(tgt)}{weapon}"
                + (f" ({', '.join(extras)})" if extras else "")
                + f": needs {need[p, a]} or lower, rolls {roll[p, a]}: {verdict}.")

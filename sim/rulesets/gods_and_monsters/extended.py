@@ -257,7 +257,10 @@ def step(setup, state, batch) -> None:
         free_now = ~in_close[:, owner] & ~state.free_used
         fire_ok = state.loaded + 1 + free_now >= k
         policy = sx.reload[owner][None, :]
-        may_reload = (policy == 1) | ((policy == 0) & ~in_close[:, owner]) | (slot_action == RELOAD)
+        # out_of_close_combat reloads in close combat too when no other weapon reaches anyone.
+        other = ((reaches & (k == 1)).astype(np.float32) @ setup.owner_onehot) > 0
+        quiet = ~in_close[:, owner] | ~other[:, owner]
+        may_reload = (policy == 1) | ((policy == 0) & quiet) | (slot_action == RELOAD)
         reload_slot = (k > 1) & ~fire_ok & may_reload
         usable = (reaches & fire_ok) | reload_slot
     else:
@@ -299,7 +302,8 @@ def step(setup, state, batch) -> None:
     upset = np.zeros((n, C), dtype=bool)  # disrupted or distracted by a called shot
     if called.any():
         was = standing
-        r = ctx.resolve(targets, kind, called, attack_roll, ev, by_roll, noise, carried, None, None, t)
+        r = ctx.resolve(targets, kind, called, attack_roll, ev, by_roll, noise, carried, None, None, t,
+                        busy | firing)
         upset = r["upset"]
         if sx.grab:
             grapple.grabs(setup, state, rows, targets, kind, r["hit"], ev, injury_pen, t)
