@@ -132,3 +132,17 @@ def test_the_extended_round_plays_the_core_slice_exactly(crn):
         assert (a.winner == b.winner).all() and (a.rounds == b.rounds).all()
         for k in a.per_combatant:
             assert (a.per_combatant[k] == b.per_combatant[k]).all(), k
+
+
+def test_loaded_beyond_the_weapons_actions_is_a_scenario_error():
+    from sim.errors import ScenarioError
+    d = scenario([fighter("A", weapons=arquebus(loaded=3))], [fighter("T")])
+    with pytest.raises(ScenarioError, match=r"combatants\[0\]\.weapons\[0\]\.loaded"):
+        load_scenario(d)
+
+
+def test_high_ground_can_be_forgone():
+    d = scenario([fighter("A", high_ground=True, weapons=[{"name": "sword", "damage": 1}])],
+                 [fighter("B", weapons=[{"name": "sword", "damage": 1}])], pa={"high_ground": "none"})
+    scen = load_scenario(d)
+    assert scen.ruleset.build(scen).sx is None

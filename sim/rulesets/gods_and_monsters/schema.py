@@ -215,8 +215,8 @@ POLICY_FIELDS = {
     "hold_then": Field("choice", "attack", "once its target is immobilized, the holder attacks it (which "
                        "removes the target's -3 on breaking free) or just holds", choices=("attack", "hold")),
     "tie_up": Field("bool", True, "tie up an enemy an ally holds immobilized, when next to it"),
-    "high_ground": Field("choice", "attack", "on higher ground or mounted: take +1 to attack or +1 to defense",
-                         choices=("attack", "defense")),
+    "high_ground": Field("choice", "attack", "on higher ground or mounted: take +1 to attack or +1 to defense, or "
+                         "none (forgo the advantage)", choices=("attack", "defense", "none")),
     "lead": Field("bool", False, "a warrior leads instead of fighting: on a Perception roll up to `level` "
                   "companions get the warriors' cover bonus"),
     "cover": Field("bool", False, "take aim to cover the target (no attack this round) when neither moves, then "

@@ -122,7 +122,7 @@ def build_situations(scenario, slot_owner: np.ndarray, slot_entries: list, grid,
     carried_dice = DiceTable([x["damage"] if x else Dice(0, 0, 0) for x in carried]) if has_carried else None
     carried_save = np.array([S.SAVES.index(x["save"]) if x else -1 for x in carried], dtype=np.int32)
 
-    high = np.array([c.stats["high_ground"] for c in cs])
+    high = np.array([c.stats["high_ground"] and p["high_ground"] != "none" for c, p in zip(cs, pols)])
     pair_mod = None
     if high.any():
         # +1 to attack (or to defense) "from the higher end of a reasonable slope": only
