@@ -184,7 +184,9 @@ def step(setup, state, batch) -> None:
     if setup.static_dist is not None:
         dist = np.broadcast_to(setup.static_dist, (n, C, C))
     else:
-        movers = can_act & (action != HOLD) & (state.holding < 0)
+        # Aiming, leading and withdrawing combatants do not close in.
+        movers = can_act & (action != HOLD) & (action != COVER) & (action != LEAD) & (action != WITHDRAW) \
+            & (state.holding < 0)
         dist = E._move(setup, state, standing, movers, target_mode, noise, t)
     moved = (state.pos != before).any(axis=2)
     slot_enemy = setup.enemy[owner]
@@ -203,7 +205,7 @@ def step(setup, state, batch) -> None:
     if sx.grab:
         immob = (state.held == HELD_IMMOBILIZED) & standing
         near_immob = adj & immob[:, None, :]
-        tying = can_act & near_immob.any(axis=2) & (state.holding < 0) & (
+        tying = can_act & near_immob.any(axis=2) & (state.holding < 0) & ~state.surprised & (
             (action == TIE_UP) | (sx.tie_up[None, :] & ATTACKING[action]))
         action[tying] = TIE_UP
 
