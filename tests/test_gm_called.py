@@ -158,3 +158,46 @@ def test_scripted_called_shot_action():
     d = scenario([fighter("A", weapons=[SWORD])], [fighter("T")],
                  pa={"rules": [{"if": "round == 1", "do": "called_shot"}]})
     assert_rate(run(d)["A"]["hits"], 8 / 20)
+
+
+def test_disruption_movement_bonus_option():
+    d = scenario([fighter("A", weapons=[SWORD])], [caster(movement=30)], pa={"called_shot": "vs_casters"},
+                 rules={"disruption_movement_bonus": True})
+    # Evasion 12 - 4 damage + 30 / 10 = 11.
+    assert_rate(run(d)["A"]["damage_taken"] == 10, 1 - 8 / 20 * 9 / 20)
+
+
+def test_a_called_shot_disrupts_reloading():
+    gun = {"name": "arquebus", "damage": 1, "range": 100, "actions": 2, "loaded": 0}
+    d = scenario([fighter("A", weapons=[SWORD])], [fighter("G", evasion=12, weapons=[gun])],
+                 pa={"called_shot": "vs_casters", "move": "hold"}, pb={"move": "hold", "reload": "always"})
+    setup, state = play(d, 1)
+    # In close combat: one action a round; the load is lost when A hits (8) and G fails Evasion 12 - 4.
+    assert_rate(state.loaded[:, 1] == 0, 8 / 20 * 12 / 20)
+
+
+def test_warrior_archetypes_option_feeds_the_cover_table():
+    bow = {"name": "bow", "damage": 1, "range": 100}
+    d = scenario([fighter("Archer", weapons=[bow], position=[0, 0])],
+                 [fighter("T", cover="full", archetypes=["knight"], position=[10, 0])],
+                 pa={"move": "hold"}, pb={"move": "hold"}, battlefield={"width": 20, "height": 3},
+                 rules={"warrior_archetypes": ["knight"]})
+    assert_rate(run(d)["Archer"]["hits"], 8 / 20)
+
+
+@pytest.mark.parametrize("wakes", [True, False])
+def test_sleepers_wake_when_hurt(wakes):
+    sleep = {"name": "sleepfall", "save": "none", "condition": "sleep", "uses": 1}
+    d = scenario([fighter("C", spells=[sleep], weapons=[{"name": "dagger", "damage": 1}])], [fighter("T")],
+                 rules={"sleep_wakes_on_damage": wakes}, pa={"killing_blow": False})
+    setup, state = play(d, 2)
+    # Asleep after round 1 for sure; the dagger hits at +10 (need 21) in round 2.
+    assert (state.asleep[:, 1] != wakes).all()
+
+
+def test_every_observation_can_be_scripted():
+    from sim.rulesets.gods_and_monsters import schema
+    cond = " and ".join(f"{k} >= -1" for k in schema.OBSERVATIONS)
+    d = scenario([fighter("A", weapons=[SWORD], policy={"rules": [{"if": cond, "do": "called_shot"}]})],
+                 [fighter("T")])
+    assert_rate(run(d)["A"]["hits"], 8 / 20)

@@ -82,3 +82,11 @@ def test_arquebus_volley_reloading():
     setup = scen.ruleset.build(scen)
     assert setup.sx.multi and setup.sx.draw and setup.sx.pair_mod is not None
     assert s["Arquebusier 1"]["attacks"] > 1  # the pre-loaded shot and at least one more
+
+
+@pytest.mark.parametrize("path", sorted(ROOT.glob("*.yaml")), ids=lambda p: p.stem)
+def test_every_scenario_under_the_other_readings_and_crn(path):
+    over = {"rules.resolution": "sequential", "rules.health_check": "end_of_round", "rules.death_rule": "guide_roll",
+            "rules.contest": "higher_success", "rules.injury_penalty": "health_rolls"}
+    r = sim.run(path, n=300, seed=2, overrides=over, crn=True)
+    assert len(r.skirmishes) == 300
