@@ -65,7 +65,7 @@ class AttackRound:
                 _, covered_wins = contest(crow_r[:, owner], score[owner][None, :], crow_r[rows, tgt], score[tgt],
                                           rules["contest"])
                 extra_slot |= first & (level == COVERED) & ~covered_wins
-        cover = sx.cover_level[tgt] * (sx.slot_ranged[None, :] | rules["cover_vs_melee"])
+        cover = sx.cover_level[tgt] * (sx.slot_ranged[None, :] | rules["cover_vs_melee"]) if sx.cover_any else None
         bystanders = None
         if sx.into_melee:
             # Firing into close combat: the melee is the target and the opponents next to it
@@ -76,8 +76,11 @@ class AttackRound:
             melee_cover = np.where(count >= 5, FULL, np.where(count >= 2, STRONG, 0))
             cover = np.maximum(cover, melee_cover)
             bystanders = near if near.any() else None
-        warrior_like = (sx.warrior[None, :] | self.led)[rows, tgt]
-        cover_bonus = COVER_TABLE[cover, np.where(warrior_like, 0, 1)]
+        if cover is not None:
+            warrior_like = np.take_along_axis(sx.warrior[None, :] | self.led, tgt, axis=1)
+            cover_bonus = COVER_TABLE[cover, np.where(warrior_like, 0, 1)]
+        else:
+            cover_bonus = 0
         def_t = self.defense[rows, tgt]
         need = (setup.slot_target_base[None, :] - def_t - self.attack_pen[:, owner] - cover_bonus
                 + ND_ATTACK[level] - S.CALLED_SHOT_PENALTY * called)
@@ -114,8 +117,10 @@ class AttackRound:
         on_target = body + extra_carried + extra_dealt
         taken = np.bincount((rows * C + tgt)[acting], weights=on_target[acting], minlength=n * C)
         taken = taken.reshape(n, C).astype(np.int32)
-        direct_t = np.bincount((rows * C + tgt)[acting], weights=direct[acting], minlength=n * C)
-        direct_t = direct_t.reshape(n, C).astype(np.int32)
+        direct_t = np.zeros((n, C), dtype=np.int32)
+        if direct.any():
+            direct_t = np.bincount((rows * C + tgt)[acting], weights=direct[acting], minlength=n * C)
+            direct_t = direct_t.reshape(n, C).astype(np.int32)
         stray_by = np.zeros((n, A), dtype=np.int32)
         if bystanders is not None:
             # A hit that would also have hit others in the melee: they roll Evasion or take the
@@ -173,15 +178,19 @@ def kinds(setup, state, rows, targets, slot_action, attacking, busy, firing) -> 
     tgt = np.maximum(targets, 0)
     kind = np.zeros(targets.shape, dtype=np.int8)
     when = sx.called_when[owner][None, :]
-    t_busy, t_firing = busy[rows, tgt], firing[rows, tgt]
+    # Only what some policy can ask about is looked up (these gathers are the cost of this step).
+    none = np.zeros(targets.shape, dtype=bool)
+    pick = lambda cond, values: np.take_along_axis(values, tgt, axis=1) if cond else none
+    t_busy = pick(bool((sx.called_when == 1).any() or (sx.grab_when == 2).any()), busy)
+    t_firing = pick(bool((sx.called_when == 2).any()), firing)
     want = (when == 3) | ((when == 1) & t_busy) | ((when == 2) & t_firing) | (slot_action == CALLED)
     kind[want] = K_CALLED
-    immobile = state.asleep | state.bound | (state.held == HELD_IMMOBILIZED)
-    t_immobile = immobile[rows, tgt]
-    covered = state.covering[:, owner] == tgt
-    unaware = state.surprised[rows, tgt] | t_immobile | covered
-    ko = ((slot_action == KNOCKOUT) | sx.knockout[owner][None, :]) & unaware
-    kind[ko] = K_KO
+    t_immobile = pick(sx.immobile, state.asleep | state.bound | (state.held == HELD_IMMOBILIZED))
+    ko_asked = (slot_action == KNOCKOUT) | sx.knockout[owner][None, :]
+    if ko_asked.any():
+        covered = (state.covering[:, owner] == tgt) if sx.aim else none
+        unaware = pick(bool(state.surprised.any()), state.surprised) | t_immobile | covered
+        kind[ko_asked & unaware] = K_KO
     kind[((slot_action == KILL) | sx.killing[owner][None, :]) & t_immobile] = K_KILL
     kind[((slot_action == KNOCKOUT) | (slot_action == KILL)) & (kind == NORMAL)] = K_CALLED
     if sx.grab:
