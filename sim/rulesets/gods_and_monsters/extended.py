@@ -157,6 +157,9 @@ def step(setup, state, batch) -> None:
         attack_pen = np.where(state.surprised, S.SURPRISED_ROLL_PENALTY, 0)
         defense = setup.defense[None, :] - S.SURPRISED_DEFENSE_PENALTY * state.surprised
     attack_pen = attack_pen + injury_pen
+    if t:
+        for c in np.flatnonzero(standing[t.pos] & lost_round[t.pos]):
+            t.line(f"{t.name(c)} is surprised and cannot act this round.")
     if sx.draw:
         # "A character can attempt to draw and use an available weapon in the same round. An
         # Evasion roll is required ... On an unsuccessful roll, the character acts as if surprised."
@@ -173,10 +176,6 @@ def step(setup, state, batch) -> None:
                     f"{sx.evasion[c] - injury_pen[t.pos, c]}: "
                     + ("fumbles, acts as if surprised" if failed[t.pos, c] else "attacks")
                     if quick[t.pos, c] else ", which takes the round") + ".")
-    if t:
-        for c in np.flatnonzero(standing[t.pos] & lost_round[t.pos] & ~state.drawn[t.pos] if sx.draw else
-                                standing[t.pos] & lost_round[t.pos] & state.surprised[t.pos]):
-            t.line(f"{t.name(c)} is surprised and cannot act this round.")
     can_act = standing & ~lost_round & ~unable
 
     # Movement.
@@ -274,11 +273,17 @@ def step(setup, state, batch) -> None:
     slot_modes = target_mode[:, owner]
     slot_side = setup.side[owner]
     focus = state.focus[:, slot_side] if setup.uses_focus else None
-    targets = choose_targets(slot_modes, candidates, health, focus, noise, slot_dist)
-    if sx.grab and forced.any():
-        held_t = state.holding[:, owner].astype(np.intp)
-        ok = forced[:, owner] & np.take_along_axis(candidates, np.maximum(held_t, 0)[..., None], axis=2)[..., 0]
-        targets = np.where(ok, held_t, targets)
+
+    def pick_targets(candidates, health):
+        targets = choose_targets(slot_modes, candidates, health, focus, noise, slot_dist)
+        if sx.grab and forced.any():
+            # A holder strikes the target it holds immobilized.
+            held_t = state.holding[:, owner].astype(np.intp)
+            ok = forced[:, owner] & np.take_along_axis(candidates, np.maximum(held_t, 0)[..., None], axis=2)[..., 0]
+            targets = np.where(ok, held_t, targets)
+        return targets
+
+    targets = pick_targets(candidates, health)
     aim_target = targets[:, setup.first_slot]  # (N, C) for covering
     reloading = acting & reload_slot
     attacking = acting & (targets >= 0) & ~reloading
@@ -340,8 +345,7 @@ def step(setup, state, batch) -> None:
         if phases > 1:
             # Later phases see who fell before them.
             candidates = standing[:, None, :] & reachable
-            targets = choose_targets(slot_modes, candidates, (state.verve + state.survival).astype(np.float32),
-                                     focus, noise, slot_dist)
+            targets = pick_targets(candidates, (state.verve + state.survival).astype(np.float32))
             act &= targets >= 0
         taken = np.zeros((n, C), dtype=np.int32)
         direct = np.zeros((n, C), dtype=np.int32)
@@ -353,7 +357,7 @@ def step(setup, state, batch) -> None:
         casters = casting & (setup.side == p)[None, :] if phases > 1 else casting
         if sx.spells and casters.any():
             st, dl = spells.cast(setup, state, rows, casters & ~upset, spell_of, spell_tgt, crow, spell_damage,
-                           injury_pen, t)
+                                 injury_pen, t)
             taken += st
             last_dealt += dl
             if t:
@@ -395,7 +399,7 @@ def step(setup, state, batch) -> None:
         hit_held = attacking & (targets == state.holding[:, owner])
         on_held = ((hit_held.astype(np.float32) @ setup.owner_onehot) > 0)  # holder attacked its target
         grapple.hold_contests(setup, state, pre_held, on_held, crow, injury_pen, damage, x_health,
-                       x_death, rnd, t, last_taken, last_dealt)
+                              x_death, rnd, t, last_taken, last_dealt)
         grapple.tie_up(setup, state, tying & (state.status == STANDING), adj, t)
         standing = state.status == STANDING
         grapple.release(state, standing)
