@@ -36,9 +36,10 @@ def observe(setup, state, c: int, standing: np.ndarray) -> dict:
 def _situation_observations(setup, state, c: int, standing: np.ndarray) -> dict:
     n = state.status.shape[0]
     zero = np.zeros(n, dtype=np.int32)
-    dist = bf.distances(state.pos, "chebyshev")[:, c, :]
-    close = (standing & setup.enemy[c][None, :] & (dist <= 1)).any(axis=1).astype(np.int8)
     sx = setup.sx
+    dist = bf.distances(state.pos, "chebyshev")[:, c, :]
+    reach = sx.close_reach[c][None, :] if sx is not None else 1
+    close = (standing & setup.enemy[c][None, :] & (dist <= reach)).any(axis=1).astype(np.int8)
     if sx is None:
         return {"in_close_combat": close, "spells_left": zero, "weapon_ready": zero + 1, "held": zero,
                 "holding": zero, "enemies_immobile": zero, "enemies_casting": zero}

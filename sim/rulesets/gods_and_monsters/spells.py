@@ -30,8 +30,8 @@ def cast(setup, state, rows, casters, spell_of, spell_tgt, crow, spell_damage, i
         p = t.pos
         for c in np.flatnonzero(casters[p]):
             save = S.SAVES[sx.spell_save[s[p, c]]]
-            t.line(f"{t.name(c)} casts {sx.spell_names[s[p, c]]} at {t.name(tg[p, c])}: {save} roll "
-                   f"{crow[p, c, 3]} against {score[p, c]}: "
-                   + (("falls asleep; " if sleep[p, c] else "") + f"takes {dmg[p, c]}" if failed[p, c] else "resists")
-                   + ".")
+            roll = "no save" if save == "none" else f"{save} roll {crow[p, c, 3]} against {score[p, c]}"
+            effect = ", ".join((["falls asleep"] if sleep[p, c] else []) + ([f"takes {dmg[p, c]}"] if dmg[p, c] else []))
+            t.line(f"{t.name(c)} casts {sx.spell_names[s[p, c]]} at {t.name(tg[p, c])}: {roll}: "
+                   + ((effect or "no effect") if failed[p, c] else "resists") + ".")
     return taken.astype(np.int32), dmg.astype(np.int32)
