@@ -76,3 +76,15 @@ def test_an_ally_ties_up_an_immobilized_target():
     assert (state.held[tied, 2] == HELD_NONE).all() and (state.holding[tied, 0] == -1).all()
     advance(setup, state, batch, 3)
     assert (state.attacks[tied, 2] == 0).all()
+
+
+@pytest.mark.parametrize("size,grabs", [("medium", True), ("large", False)])
+def test_immobilize_vs_smaller_picks_only_smaller_targets(size, grabs):
+    d = brute_vs(size, immobilize="vs_smaller")
+    d["sides"]["a"]["combatants"][0]["size"] = "large"
+    setup, state = play(d, 1, n=4000)
+    if grabs:
+        assert_rate(state.held[:, 1] == HELD_GRABBED, 8 / 20 * 10 / 20, n=4000)
+    else:
+        assert (state.held[:, 1] == HELD_NONE).all()
+        assert_rate(state.hits[:, 0], 11 / 20, n=4000)  # a plain attack instead
