@@ -33,6 +33,7 @@ TOP_FIELDS = {
     "rules": Field("any", {}, "rule options of the ruleset; every option has a documented default"),
     "sides": Field("any", doc="the sides, by name, each with its combatants and policy"),
     "run": Field("record", {k: f.default for k, f in RUN_FIELDS.items()}, "run settings", fields=RUN_FIELDS),
+    "sweep": Field("any", None, "variants for `skirmish sweep`: {vary: {PATH: VALUES}} (checked by sim/analysis/sweep.py)"),
 }
 
 # Fields the core adds to every ruleset's stat block.

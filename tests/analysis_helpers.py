@@ -28,10 +28,11 @@ def hit_chance(defense: int) -> float:
     return min(max(11 - defense, 0), 20) / 20
 
 
-def exact_hero_win(hero_defense=0, monster_defense=0, hero_survival=9, monster_survival=9, damage=3) -> float:
+def exact_hero_win(hero_defense=0, monster_defense=0, hero_survival=9, monster_survival=9, damage=3,
+                   hero_damage=None) -> float:
     """P(hero wins): each round both roll at once; i, j = hits still needed by hero, monster."""
     ph, pm = hit_chance(monster_defense), hit_chance(hero_defense)
-    need = lambda s: -(-s // damage)
+    hd = damage if hero_damage is None else hero_damage
 
     @lru_cache(maxsize=None)
     def p(i, j):
@@ -43,4 +44,4 @@ def exact_hero_win(hero_defense=0, monster_defense=0, hero_survival=9, monster_s
         if stay == 1:
             return 0.0
         return (ph * pm * p(i - 1, j - 1) + ph * (1 - pm) * p(i - 1, j) + (1 - ph) * pm * p(i, j - 1)) / (1 - stay)
-    return p(need(monster_survival), need(hero_survival))
+    return p(-(-monster_survival // hd), -(-hero_survival // damage))

@@ -82,9 +82,10 @@ class _Evaluator:
             self.play(v)
         while True:
             p, lo, hi, n = self.rate(v, s)
-            if lo > target:
+            # A tolerance, since Wilson bounds at 0 or n successes are 0 or 1 only up to rounding.
+            if lo > target + 1e-9:
                 return 1
-            if hi < target:
+            if hi < target - 1e-9:
                 return -1
             have = len(self.outs[v]) // len(self.block)
             if n + have * sum(self.block) > self.max:  # doubling would pass the maximum
