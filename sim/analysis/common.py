@@ -89,14 +89,12 @@ class Played:
     max_rounds: int
     steps: int  # how many rounds of chunks adaptive mode took (1 for a fixed n)
 
-    @property
-    def skirmishes(self) -> int:
-        return len(self.results[0].skirmishes) if self.results else 0
+    skirmishes: int = 0  # per variant
 
 
 def play_variants(variants: list[Scenario], n: int | None = None, seed: int | None = None, jobs: int = 1,
                   max_rounds: int | None = None, crn: bool = True, precision: float | None = None,
-                  max_skirmishes: int | None = None, step: int | None = None) -> Played:
+                  max_skirmishes: int | None = None, step: int | None = None, reduce=None) -> Played:
     """Play every variant on the same skirmishes (same seed and chunks, common random numbers).
 
     With `precision`, play `step` skirmishes (default one chunk) per variant, then keep
@@ -104,19 +102,29 @@ def play_variants(variants: list[Scenario], n: int | None = None, seed: int | No
     variant's widest side win-rate interval has at most that half-width, or
     `max_skirmishes` is reached. All variants always share the same skirmishes, so
     paired comparisons stay paired. Without `precision`, play `n` skirmishes.
+
+    `reduce`, if given, maps each variant's RunResult to what `results` keeps (e.g. its
+    win indicators): without precision, variants are then played a few at a time and
+    their outcome tables dropped, so a sensitivity scan of a hundred variants does not
+    hold a hundred outcome tables in memory.
     """
+    keep = reduce or (lambda r: r)
     if not variants:
-        return Played([], 0, 0, 0)
+        return Played([], 0, 0, 0, 0)
     base = variants[0]
     n, seed, max_rounds = _run_settings(base, n, seed, max_rounds)
     if precision is None:
         from sim.runner import chunk_sizes
         sizes = chunk_sizes(n)
-        tasks = [t for v in variants for t in _tasks(v, sizes, 0, seed, max_rounds, crn)]
-        outs = _execute(tasks, jobs)
         k = len(sizes)
-        results = [build_result(v, outs[i * k:(i + 1) * k], seed, max_rounds) for i, v in enumerate(variants)]
-        return Played(results, seed, max_rounds, 1)
+        group = len(variants) if reduce is None else max(1, -(-2 * jobs // k))
+        results = []
+        for g in range(0, len(variants), group):
+            batch = variants[g:g + group]
+            tasks = [t for v in batch for t in _tasks(v, sizes, 0, seed, max_rounds, crn)]
+            outs = _execute(tasks, jobs)
+            results += [keep(build_result(v, outs[i * k:(i + 1) * k], seed, max_rounds)) for i, v in enumerate(batch)]
+        return Played(results, seed, max_rounds, 1, n)
 
     if not 0 < precision < 0.5:
         raise ScenarioError(f"--precision {precision} must be a half-width between 0 and 0.5, e.g. 0.005.")
@@ -152,10 +160,11 @@ def play_variants(variants: list[Scenario], n: int | None = None, seed: int | No
         want = int(min(max(need - played, step), played, limit - played))
         want = max(step, int(math.ceil(want / step)) * step)
         want = min(want, limit - played)
+    reached = all(widest_half_width(x) <= precision for x in results)
     for r in results:
         r.meta["adaptive"] = {"precision": precision, "max_skirmishes": limit, "step": step, "steps": steps,
-                              "reached": all(widest_half_width(x) <= precision for x in results)}
-    return Played(results, seed, max_rounds, steps)
+                              "reached": reached}
+    return Played([keep(r) for r in results], seed, max_rounds, steps, played)
 
 
 def _renumber(results: list[RunResult], step: int) -> None:

@@ -116,8 +116,9 @@ def sensitivity(scenario, combatants: list[str] | None = None, n: int | None = 2
     variants = [base]
     for c in changes:
         variants.append(variant(base, {c[3]: c[5]}))
-    played = play_variants(variants, n=n, seed=seed, jobs=jobs, max_rounds=max_rounds, crn=True)
-    wins = [win_matrix(r) for r in played.results]
+    played = play_variants(variants, n=n, seed=seed, jobs=jobs, max_rounds=max_rounds, crn=True,
+                           reduce=win_matrix)
+    wins = played.results
     sides = base.side_names
     rows = []
     for (name, side, stat, path, old, new, step), scen, w in zip(changes, variants[1:], wins[1:]):

@@ -82,14 +82,15 @@ def sweep(scenario, vary: dict | None = None, n: int | None = None, seed: int | 
     points = grid(vary)
     variants = [variant(base, point) for point in points]
     played = play_variants(variants, n=n, seed=seed, jobs=jobs, max_rounds=max_rounds, crn=crn,
-                           precision=precision, max_skirmishes=max_skirmishes)
+                           precision=precision, max_skirmishes=max_skirmishes,
+                           reduce=lambda r: (rate_columns(r), win_matrix(r)))
     sides = base.side_names
-    wins = [win_matrix(r) for r in played.results]
+    wins = [w for _, w in played.results]
     paths = list(vary)
     rows = []
-    for i, (point, scen, result) in enumerate(zip(points, variants, played.results)):
+    for i, (point, scen, (figures, _)) in enumerate(zip(points, variants, played.results)):
         row = {"variant": i, **{p: cell(v) for p, v in point.items()}}
-        row.update(rate_columns(result))
+        row.update(figures)
         prev = _previous(points, i, paths)
         for s, side in enumerate(sides):
             for tag, j in (("base", 0), ("prev", prev)):

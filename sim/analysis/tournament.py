@@ -95,17 +95,16 @@ def tournament(scenario, policies: dict[str, list], n: int | None = 20000, seed:
                 own = base.data["sides"][side].get("policy") or {}
                 ov[f"sides.{side}.policy"] = {**own, **spec}
         variants.append(variant(base, ov))
-    played = play_variants(variants, n=n, seed=seed, jobs=jobs, max_rounds=max_rounds, crn=True)
+    played = play_variants(variants, n=n, seed=seed, jobs=jobs, max_rounds=max_rounds, crn=True,
+                           reduce=lambda r: (win_matrix(r), int((r.skirmishes["winner"] == "draw").sum())))
     rows = []
-    for combo, scen, r in zip(combos, variants, played.results):
-        w = win_matrix(r)
+    for combo, scen, (w, draws) in zip(combos, variants, played.results):
         row = {f"policy.{side}": label for side, (label, _) in zip(base.side_names, combo)}
         row["skirmishes"] = len(w)
         for s, side in enumerate(base.side_names):
             k = int(w[:, s].sum())
             lo, hi = wilson(k, len(w))
             row[f"{side}.win_rate"], row[f"{side}.win_lo"], row[f"{side}.win_hi"] = k / len(w), float(lo), float(hi)
-        draws = int((r.skirmishes["winner"] == "draw").sum())
         row["draw_rate"] = draws / len(w)
         row.update(provenance_columns(base, scen, played.seed))
         rows.append(row)
