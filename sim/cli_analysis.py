@@ -105,8 +105,7 @@ def sweep(scenario, vary, precision, max_n, skirmishes, seed, jobs, max_rounds, 
         return emit_json("sweep", df)
     meta = df.attrs["analysis"]
     paths = list(meta["vary"])
-    sides = [c[:-len(".win_rate")] for c in df.columns if c.endswith(".win_rate") and "." in c
-             and c[:-len(".win_rate")] not in paths]
+    sides = meta["sides"]
     click.echo(f"{len(df)} variants x {meta['skirmishes']:,} skirmishes, common random numbers; "
                "differences are to the previous value of the last path, paired, in percentage points.")
     for p in paths:

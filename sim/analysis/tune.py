@@ -66,6 +66,14 @@ class _Evaluator:
             tasks += _tasks(self.scen[v], self.block, b * len(self.block), self.seed, self.max_rounds, True)
         self.outs[v].extend(_execute(tasks, self.jobs))
 
+    def equalize(self, values: list[int]) -> None:
+        """Play each value on as many blocks as the most-played of them (same skirmishes)."""
+        most = max(len(self.outs.get(v, [])) for v in values) // len(self.block)
+        for v in values:
+            have = len(self.outs.get(v, [])) // len(self.block)
+            if have < max(most, 1):
+                self.play(v, blocks=max(most, 1) - have)
+
     def n(self, v: int) -> int:
         return sum(len(o.winner) for o in self.outs.get(v, []))
 
@@ -159,13 +167,12 @@ def tune(scenario, param: str, side: str, target: float, lo: int | None = None, 
                 a = m
             else:
                 b, sb = m, sm
-        cands = [v for v in {a, b}]
+        cands = sorted({a, b})
+        ev.equalize(cands)  # the final choice compares both on the same skirmishes
         answer = min(cands, key=lambda v: (abs(ev.rate(v, s)[0] - target), v))
     else:
         answer = min(ev.outs, key=lambda v: (abs(ev.rate(v, s)[0] - target), v))
-    for v in (answer - 1, answer + 1):
-        if lo <= v <= hi and v not in ev.outs:
-            ev.play(v)
+    ev.equalize([v for v in (answer - 1, answer, answer + 1) if lo <= v <= hi])
     return _table(base, ev, param, side, s, target, lo, hi, answer, status)
 
 
