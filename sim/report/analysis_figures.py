@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
-from sim.report.figures import CI_NOTE, _ink_on
+from sim.report.figures import CI_NOTE, _ink_on, whiskers
 from sim.report.style import (DIVERGING_CMAP, OKABE_ITO, new_figure, rows_height, short, side_colors,
                               side_styles, styled)
 
@@ -86,7 +86,7 @@ def sweep_figure(frame: pd.DataFrame, params=None, sides=None, target: float | N
             ax.plot(x, rate, color=colors[s], ls=styles[s], marker="o", ms=4, lw=2, label=f"{short(s)} wins")
         else:  # separate choices: no line between them, whiskers instead of a band
             shift = (i - (len(sides) - 1) / 2) * 0.08
-            ax.errorbar(x + shift, rate, yerr=[rate - lo, hi - rate], color=colors[s], fmt="o", ms=5,
+            ax.errorbar(x + shift, rate, yerr=whiskers(rate, lo, hi), color=colors[s], fmt="o", ms=5,
                         capsize=3, label=f"{short(s)} wins")
     ax.axhline(50 if target is None else 100 * target, color="black", ls=":", lw=1)
     if not numeric:
@@ -174,7 +174,7 @@ def tornado_figure(frame: pd.DataFrame, side: str | None = None, top: int = 12, 
             v, lo, hi = 100 * float(r["delta"]), 100 * float(r["ci_lo"]), 100 * float(r["ci_hi"])
             ax.barh(i + offset, v, height=0.34, color=up if raised else down,
                     hatch=None if raised else "//", edgecolor="white", lw=0.3)
-            ax.errorbar(v, i + offset, xerr=[[v - lo], [hi - v]], fmt="none", ecolor="black", capsize=2.5, lw=1)
+            ax.errorbar(v, i + offset, xerr=whiskers([v], [lo], [hi]), fmt="none", ecolor="black", capsize=2.5, lw=1)
         mag = sorted({abs(x) for x in steps})
         step_text = "±" + "/".join(f"{m:g}" for m in mag) if mag else ""
         labels.append(f"{short(path_label(stat), 30)} ({step_text})")

@@ -83,7 +83,7 @@ def report_results(results, out_dir, title: str | None = None) -> Path:
             while prefix in used:
                 prefix += "-x"
             used.add(prefix)
-            sections.append(Section(t.label, level=2))
+            sections.append(Section(t.label, level=2, anchor=prefix))
             prefix += "-"
         sentences, secs = run_sections(t, prefix, level=3 if many else 2)
         verdict.append((t.label if many else "", sentences))

@@ -34,6 +34,13 @@ def pct(x: float) -> str:
     return f"{x:.2f}%" if abs(x) >= 0.01 else "<0.01%"
 
 
+def whiskers(value, lo, hi):
+    """Error-bar lengths below and above; rounding can put an interval end a hair on
+    the wrong side of a rate of exactly 0 or 1, which matplotlib rejects."""
+    value, lo, hi = (np.asarray(a, float) for a in (value, lo, hi))
+    return [np.maximum(value - lo, 0), np.maximum(hi - value, 0)]
+
+
 def _ink_on(color: str) -> str:
     """Black or white text, whichever reads better on `color`."""
     from matplotlib.colors import to_rgb
@@ -76,7 +83,7 @@ def win_rates_figure(wins: pd.DataFrame, title: str | None = None):
     rate, lo, hi = (rows[c].to_numpy(float) * 100 for c in ("rate", "ci_lo", "ci_hi"))
     bar_colors = [colors[o] for o in rows["outcome"]]
     ax.barh(y, rate, color=bar_colors, height=0.6)
-    ax.errorbar(rate, y, xerr=[rate - lo, hi - rate], fmt="none", ecolor="black", capsize=4, lw=1.2)
+    ax.errorbar(rate, y, xerr=whiskers(rate, lo, hi), fmt="none", ecolor="black", capsize=4, lw=1.2)
     ax.axvline(50, color="black", ls=":", lw=1)
     ax.set_xlim(0, 100)
     for yi, r, l, h, c in zip(y, rate, lo, hi, bar_colors):
@@ -231,7 +238,7 @@ def hit_rate_figure(table: pd.DataFrame, title: str | None = None):
     lo, hi = table["hit_ci_lo"].to_numpy(float) * 100, table["hit_ci_hi"].to_numpy(float) * 100
     has = np.isfinite(rate)
     ax.barh(y[has], rate[has], color=[colors[side_of[n]] for n, h in zip(names, has) if h], height=0.6)
-    ax.errorbar(rate[has], y[has], xerr=[rate[has] - lo[has], hi[has] - rate[has]], fmt="none",
+    ax.errorbar(rate[has], y[has], xerr=whiskers(rate[has], lo[has], hi[has]), fmt="none",
                 ecolor="black", capsize=3, lw=1)
     for yi, r, h, a in zip(y, rate, hi, table["attacks"]):
         if np.isfinite(r):
