@@ -24,7 +24,7 @@ from matplotlib.ticker import MaxNLocator, PercentFormatter
 
 from sim.report.figures import CI_NOTE, _ink_on, whiskers
 from sim.report.style import (DIVERGING_CMAP, OKABE_ITO, new_figure, rows_height, short, side_colors,
-                              side_styles, styled)
+                              side_markers, side_styles, styled)
 
 RESULT_SUFFIXES = ("_win_rate", "_ci_lo", "_ci_hi", "_rate", "_ci95")
 RESULT_COLUMNS = {"variant", "skirmishes", "n", "seed", "draw_rate", "unfinished_rate", "mean_rounds",
@@ -77,16 +77,16 @@ def sweep_figure(frame: pd.DataFrame, params=None, sides=None, target: float | N
     d = frame.sort_values(p) if _is_numeric(frame[p]) else frame
     numeric = _is_numeric(d[p])
     x = d[p].to_numpy(float) if numeric else np.arange(len(d))
-    colors, styles = side_colors(sides), side_styles(sides)
+    colors, styles, markers = side_colors(sides), side_styles(sides), side_markers(sides)
     fig, ax = new_figure(3.6)
     for i, s in enumerate(sides):
         rate, lo, hi = (d[f"{s}_{k}"].to_numpy(float) * 100 for k in ("win_rate", "ci_lo", "ci_hi"))
         if numeric:
             ax.fill_between(x, lo, hi, color=colors[s], alpha=0.2, lw=0)
-            ax.plot(x, rate, color=colors[s], ls=styles[s], marker="o", ms=4, lw=2, label=f"{short(s)} wins")
+            ax.plot(x, rate, color=colors[s], ls=styles[s], marker=markers[s], ms=4, lw=2, label=f"{short(s)} wins")
         else:  # separate choices: no line between them, whiskers instead of a band
             shift = (i - (len(sides) - 1) / 2) * 0.08
-            ax.errorbar(x + shift, rate, yerr=whiskers(rate, lo, hi), color=colors[s], fmt="o", ms=5,
+            ax.errorbar(x + shift, rate, yerr=whiskers(rate, lo, hi), color=colors[s], fmt=markers[s], ms=5,
                         capsize=3, label=f"{short(s)} wins")
     ax.axhline(50 if target is None else 100 * target, color="black", ls=":", lw=1)
     if not numeric:
@@ -139,11 +139,12 @@ def _heatmap(grid: pd.DataFrame, xlabel: str, ylabel: str, title: str, cbar_labe
             from matplotlib.colors import to_hex
             ax.text(j, i, text, ha="center", va="center", fontsize=fs,
                     color=_ink_on(to_hex(cmap(v))))
-    xlabels = [short(c, 18) for c in grid.columns]
     # Turn the column names upright when they would not fit side by side (about 0.075
-    # inch per character at this size); upright names never touch each other.
+    # inch per character at this size); upright names never touch each other and may
+    # be longer.
     cell_width = (width - 2.6) / max(cols, 1)
-    rot = max((len(t) for t in xlabels), default=0) * 0.075 > 0.9 * cell_width
+    rot = max((len(short(c, 18)) for c in grid.columns), default=0) * 0.075 > 0.9 * cell_width
+    xlabels = [short(c, 28 if rot else 18) for c in grid.columns]
     ax.set_xticks(range(cols), xlabels, rotation=90 if rot else 0)
     ax.set_yticks(range(rows), [short(r, 22) for r in grid.index])
     ax.spines[:].set_visible(False)

@@ -13,7 +13,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
 from sim.report.style import (DRAW_COLOR, STATE_COLORS, UNFINISHED_COLOR, new_figure, rows_height,
-                              short, side_colors, side_styles, styled)
+                              short, side_colors, side_markers, side_styles, styled)
 
 CI_NOTE = "whiskers: 95% confidence interval"
 
@@ -157,12 +157,12 @@ def survival_figure(survival: pd.DataFrame, sizes: dict | None = None, title: st
     `sizes` (side -> combatants) only adds the head count to the legend.
     """
     sides = list(dict.fromkeys(survival["side"]))
-    colors, styles = side_colors(sides), side_styles(sides)
+    colors, styles, markers = side_colors(sides), side_styles(sides), side_markers(sides)
     fig, ax = new_figure(3.4)
     for s in sides:
         d = survival[survival["side"] == s]
         label = short(s, 24) + (f" ({sizes[s]} combatant{'s' if sizes[s] != 1 else ''})" if sizes else "")
-        ax.plot(d["round"], d["standing"] * 100, color=colors[s], ls=styles[s], lw=2, marker="o",
+        ax.plot(d["round"], d["standing"] * 100, color=colors[s], ls=styles[s], lw=2, marker=markers[s],
                 ms=3.5, label=label)
     ax.set_ylim(-2, 104)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))

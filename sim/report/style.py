@@ -20,6 +20,7 @@ OKABE_ITO = {
 }
 SIDE_COLORS = [OKABE_ITO[k] for k in ("blue", "vermillion", "green", "purple", "orange", "sky", "black")]
 SIDE_LINESTYLES = ["-", "--", "-.", ":"]
+SIDE_MARKERS = ["o", "s", "^", "D"]
 DRAW_COLOR = "#999999"
 UNFINISHED_COLOR = "#4D4D4D"
 STATE_COLORS = {  # how a combatant ends a fight
@@ -50,6 +51,10 @@ def side_colors(sides) -> dict:
 
 def side_styles(sides) -> dict:
     return {s: SIDE_LINESTYLES[i % len(SIDE_LINESTYLES)] for i, s in enumerate(sides)}
+
+
+def side_markers(sides) -> dict:
+    return {s: SIDE_MARKERS[i % len(SIDE_MARKERS)] for i, s in enumerate(sides)}
 
 
 def short(label, limit: int = MAX_LABEL) -> str:

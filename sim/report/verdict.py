@@ -34,6 +34,11 @@ def strength(rate: float) -> str:
     return "level with the others"
 
 
+def _value(v):
+    """3.0 -> 3 (a row of mixed columns turns whole numbers into floats)."""
+    return int(v) if isinstance(v, float) and v.is_integer() else v
+
+
 def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
@@ -122,7 +127,7 @@ def sweep_verdict(frame: pd.DataFrame, params, sides, target: float = 0.5) -> li
     label = " and ".join(path_label(p) for p in params)
     best = int(np.argmin(np.abs(rate - target)))
     row = frame.iloc[best]
-    where = ", ".join(f"{path_label(p)} = {row[p]}" for p in params)
+    where = ", ".join(f"{path_label(p)} = {_value(row[p])}" for p in params)
     out = [f"Across {len(frame)} variants of {label}, {side} wins between {pct(rate.min())} and "
            f"{pct(rate.max())} of fights."]
     lo, hi = row[f"{side}_ci_lo"], row[f"{side}_ci_hi"]
