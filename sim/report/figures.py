@@ -134,15 +134,19 @@ def fight_length_figure(lengths: pd.DataFrame, sides, title: str | None = None):
     ax.axvline(median, color="black", ls="--", lw=1)
     ax.axvline(p90, color="black", ls=":", lw=1)
     top = max(bottom.max() if len(bottom) else 1, 1e-9)
+    ax.set_xlim(0.3, cut + 0.7)
     ax.set_ylim(0, top * 1.22)
-    ax.text(median, top * 1.19, f" median {median}", ha="left", va="top", fontsize=8.5)
-    ax.text(p90, top * 1.10, f" 9 in 10 end by {p90}", ha="left", va="top", fontsize=8.5)
+    for x_at, y_at, text in ((median, 1.19, f"median {median}"), (p90, 1.10, f"9 in 10 end by {p90}")):
+        # Labels near the right edge hang to the left of their line so they stay inside.
+        right = (x_at - 0.3) / (cut + 0.4) > 0.7
+        ax.text(x_at, top * y_at, f" {text} " if not right else f"{text} ", ha="right" if right else "left",
+                va="top", fontsize=8.5)
     hidden = float(share[rounds > cut].sum())
     note = f"; the {pct(hidden)} of fights longer than {cut} rounds are not shown" if hidden > 0 else ""
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.yaxis.set_major_formatter(PercentFormatter(decimals=0))
-    ax.set_xlim(0.3, cut + 0.7)
-    ax.legend(loc="upper right", ncols=1)
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 4))
     ax.set_title(title or "How long fights last, and who wins fights of each length")
     ax.set_xlabel(f"Fight length (rounds){note}")
     ax.set_ylabel("Share of all fights (%)")

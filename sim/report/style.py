@@ -132,13 +132,20 @@ def text_overlaps(fig: Figure, pad: float = 0.5) -> list[tuple[str, str]]:
     """
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None] + list(fig.legends)
+    in_legend = {t.get_text() for lg in legends for t in lg.get_texts()}
     boxes = list(_drawn_texts(fig, renderer))
+    # A legend box (swatches included) must not cover any other text either.
+    boxes += [("<legend>", lg.get_window_extent(renderer)) for lg in legends]
     W, H = fig.bbox.width, fig.bbox.height
     found = [(text, "<edge>") for text, b in boxes
              if b.x0 < -pad or b.y0 < -pad or b.x1 > W + pad or b.y1 > H + pad]
     for i in range(len(boxes)):
         for j in range(i + 1, len(boxes)):
             a, b = boxes[i][1], boxes[j][1]
+            names = {boxes[i][0], boxes[j][0]}
+            if "<legend>" in names and names & in_legend:
+                continue  # a legend's own labels sit inside it
             if (a.x0 + pad < b.x1 - pad and b.x0 + pad < a.x1 - pad
                     and a.y0 + pad < b.y1 - pad and b.y0 + pad < a.y1 - pad):
                 found.append((boxes[i][0], boxes[j][0]))
