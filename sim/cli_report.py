@@ -1,8 +1,8 @@
 """`skirmish report RESULTS... -o DIR`: the shareable report of finished runs.
 
 RESULTS are outcome tables written by `skirmish run --out` (the base path, either
-table file, or a folder of them), or one saved analysis table (sweep, sensitivity or
-tournament, as Parquet or CSV). Registered on the `main` group by sim/cli.py.
+table file, or a folder of them), or one saved analysis table (sweep, tune, sensitivity
+or tournament, as Parquet or CSV). Registered on the `main` group by sim/cli.py.
 """
 from __future__ import annotations
 
@@ -24,7 +24,11 @@ def _analysis_frame(path: Path):
         from sim.io import read_meta
         frame, meta = pd.read_parquet(path), read_meta(path)
     else:
-        frame, meta = pd.read_csv(path), {}
+        import json
+        frame, side = pd.read_csv(path), path.with_suffix(".meta.json")
+        meta = json.loads(side.read_text()) if side.exists() else {}
+    if meta.get("command") and "analysis" not in frame.attrs:
+        frame.attrs["analysis"] = meta
     return (frame, meta) if frame_kind(frame) else None
 
 
@@ -41,7 +45,7 @@ def write_cli_report(results, out_dir, title=None) -> Path:
                 raise
             frames.append(found)
     if frames and (tables or len(frames) > 1):
-        raise ScenarioError("an analysis table (sweep, sensitivity or tournament) gets a report of its own; "
+        raise ScenarioError("an analysis table (sweep, tune, sensitivity or tournament) gets a report of its own; "
                             "give it alone, e.g. `skirmish report sweep.parquet -o reports/sweep/`.")
     if frames:
         frame, meta = frames[0]
@@ -57,6 +61,6 @@ def write_cli_report(results, out_dir, title=None) -> Path:
 def report(results, out_dir, title):
     """Write a self-contained HTML report (plus PNG and SVG figures) of RESULTS:
     outcome tables from `skirmish run --out X.parquet` (X.parquet, X.skirmishes.parquet
-    or a folder of them), or one saved sweep, sensitivity or tournament table."""
+    or a folder of them), or one saved sweep, tune, sensitivity or tournament table."""
     index = write_cli_report(results, out_dir, title)
     click.echo(f"wrote {index}", err=True)

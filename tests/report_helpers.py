@@ -94,3 +94,74 @@ def tournament_frame(k=12, seed=3):
     d["ci_lo"], d["ci_hi"] = d["win_rate"] - 0.02, d["win_rate"] + 0.02
     d.attrs.update(row_label="party policy", col_label="yeti policy", row_side="party")
     return d
+
+
+# ---- the spelling of sim.analysis (dotted columns, provenance columns, attrs["analysis"])
+
+PROV = {"scenario_hash": "feedbeef12345678", "variant_hash": "x", "seed": 2026,
+        "rule_options": '{"resolution": "simultaneous"}', "package_version": "0.1.0"}
+
+
+def dotted_sweep_frame():
+    plain = sweep_frame(values=range(3, 9))
+    p = "sides.yeti.combatants[Yeti].defense"
+    d = pd.DataFrame({"variant": range(len(plain)), p: plain[p]})
+    for s in ("party", "yeti"):
+        d[f"{s}.win_rate"], d[f"{s}.win_lo"], d[f"{s}.win_hi"] = (plain[f"{s}_{k}"] for k in ("win_rate", "ci_lo", "ci_hi"))
+        d[f"{s}.diff_base"], d[f"{s}.diff_base_lo"], d[f"{s}.diff_base_hi"] = 0.0, -0.01, 0.01
+    d["skirmishes"] = 2000
+    d["draw_rate"], d["rounds_mean"], d["rounds_lo"], d["rounds_hi"] = 0.01, 4.0, 3.9, 4.1
+    d["Yeti.down_rate"], d["Yeti.down_lo"], d["Yeti.down_hi"] = 0.5, 0.45, 0.55
+    for k, v in PROV.items():
+        d[k] = v
+    d.attrs["analysis"] = {"command": "sweep", "sides": ["party", "yeti"], "vary": {p: list(range(3, 9))}}
+    return d
+
+
+def dotted_sensitivity_frame():
+    rows = []
+    for i, stat in enumerate(["defense", "survival", "combat"]):
+        for step in ("+1", "-1"):
+            sign = 1 if step == "+1" else -1
+            row = {"rank": 0, "combatant": "Yeti", "side": "yeti", "stat": stat,
+                   "path": f"sides.yeti.combatants[Yeti].{stat}", "step": step, "old": "3", "new": "4",
+                   "skirmishes": 2000}
+            delta = sign * 0.1 / (i + 1)
+            for s, f in (("party", -1), ("yeti", 1)):
+                row[f"{s}.base_rate"], row[f"{s}.win_rate"] = 0.5, 0.5 + f * delta
+                row[f"{s}.delta"], row[f"{s}.delta_lo"], row[f"{s}.delta_hi"] = f * delta, f * delta - 0.01, f * delta + 0.01
+            rows.append({**row, **PROV})
+    d = pd.DataFrame(rows)
+    d.attrs["analysis"] = {"command": "sensitivity", "skirmishes": 2000, "combatants": "all"}
+    return d
+
+
+def dotted_tournament_frame():
+    rows = []
+    for i, a in enumerate(["random", "weakest", "strongest"]):
+        for j, b in enumerate(["random", "focus"]):
+            r = 0.3 + 0.1 * i + 0.2 * j
+            rows.append({"policy.party": a, "policy.yeti": b, "skirmishes": 1000,
+                         "party.win_rate": r, "party.win_lo": r - 0.03, "party.win_hi": r + 0.03,
+                         "yeti.win_rate": 1 - r, "yeti.win_lo": 0.97 - r, "yeti.win_hi": 1.03 - r,
+                         "draw_rate": 0.0, **PROV})
+    d = pd.DataFrame(rows)
+    d.attrs["analysis"] = {"command": "tournament", "sides": ["party", "yeti"]}
+    return d
+
+
+def dotted_tune_frame():
+    p = "sides.yeti.combatants[Yeti].defense"
+    values = [3, 8, 9, 10, 13]
+    rates = [0.98, 0.61, 0.46, 0.28, 0.01]
+    rows = []
+    for v, r in zip(values, rates):
+        rows.append({"value": v, "role": {9: "answer", 8: "below", 10: "above"}.get(v, "probe"), "skirmishes": 2000,
+                     "party.win_rate": r, "party.win_lo": max(r - 0.02, 0), "party.win_hi": min(r + 0.02, 1),
+                     "yeti.win_rate": 1 - r, "yeti.win_lo": max(0.98 - r, 0), "yeti.win_hi": min(1.02 - r, 1),
+                     "param": p, "target_side": "party", "target": 0.5, "status": "found",
+                     "message": f"{p} = 9 gives party a win rate of 46.0% (target 50.0%).", **PROV})
+    d = pd.DataFrame(rows)
+    d.attrs["analysis"] = {"command": "tune", "param": p, "side": "party", "target": 0.5, "value": 9,
+                           "message": rows[0]["message"]}
+    return d

@@ -8,8 +8,8 @@ Figure functions (sim.report.figures, sim.report.analysis_figures) take plain
 DataFrames and return matplotlib Figures, for use in notebooks.
 """
 from sim.report.build import (report_frame, report_results, report_run, report_sensitivity, report_sweep,
-                              report_tournament)
+                              report_tournament, report_tune)
 from sim.report.tables import RunTables, load_tables
 
-__all__ = ["report_run", "report_results", "report_sweep", "report_sensitivity", "report_tournament",
+__all__ = ["report_run", "report_results", "report_sweep", "report_sensitivity", "report_tournament", "report_tune",
            "report_frame", "RunTables", "load_tables"]

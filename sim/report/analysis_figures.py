@@ -135,7 +135,7 @@ def _heatmap(grid: pd.DataFrame, xlabel: str, ylabel: str, title: str, cbar_labe
             text = f"{100 * v:.0f}%"
             if lo is not None and hi is not None and max(rows, cols) <= 8:
                 half = (hi.to_numpy(float)[i, j] - lo.to_numpy(float)[i, j]) / 2
-                text += f"\n±{100 * half:.0f}"
+                text += f"\n±{100 * half:.0f}" if half >= 0.01 else f"\n±{100 * half:.1f}"
             from matplotlib.colors import to_hex
             ax.text(j, i, text, ha="center", va="center", fontsize=fs,
                     color=_ink_on(to_hex(cmap(v))))
@@ -190,7 +190,7 @@ def tornado_figure(frame: pd.DataFrame, side: str | None = None, top: int = 12, 
                         Patch(facecolor=down, hatch="//", edgecolor="white", label="stat lowered by the step")],
                loc="outside lower center", ncols=2)
     ax.set_title(title or f"Which stats move {short(side)}'s win rate most")
-    ax.set_xlabel(f"Change in {short(side)}'s win rate (percentage points); {CI_NOTE}")
+    ax.set_xlabel(f"Change in {short(side)}'s win rate (percentage points)\n{CI_NOTE}")
     return fig
 
 
@@ -220,3 +220,18 @@ def tournament_figure(frame: pd.DataFrame, row_side: str | None = None, title: s
     return _heatmap(m, xlabel=str(m.columns.name or "opponent's policy"), ylabel=str(m.index.name or "policy"),
                     title=title or f"Policy against policy: how often {short(who)} wins",
                     cbar_label=f"{short(who)} wins (% of fights)", lo=lo, hi=hi)
+
+
+@styled
+def tune_figure(frame: pd.DataFrame, param: str, side: str, target: float, answer=None, title: str | None = None):
+    """The values a tune played: `side`'s win rate against `param` with 95% bands, the
+    target as a dotted line and the answer marked. `frame` is a sweep frame over `param`."""
+    fig = sweep_figure(frame, params=[param], sides=[side], target=target,
+                       title=title or f"Tuning {short(path_label(param), 34)}: {short(side)} to win "
+                                      f"{100 * target:.0f}% of fights")
+    ax = fig.axes[0]
+    if answer is not None:
+        ax.axvline(float(answer), color="black", ls="--", lw=1)
+        ax.text(float(answer), 101, f" answer {answer}", ha="left", va="top", fontsize=8.5)
+    ax.legend(loc="lower left")
+    return fig

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from sim.report import adapt as ad
 from sim.report import analysis_figures as af
 from sim.report import figures as rf
 from sim.report import verdict as vd
@@ -103,71 +104,82 @@ def report_run(result, out_dir, title: str | None = None) -> Path:
 
 def report_sweep(frame: pd.DataFrame, out_dir, params=None, sides=None, target: float = 0.5,
                  meta: dict | None = None, title: str | None = None) -> Path:
-    """Report on a sweep frame (see sim.report.analysis_figures for its columns): win
-    rate against the varied value with bands, or a heat map per side for two values."""
-    params = af.sweep_params(frame, params)
-    sides = list(sides) if sides is not None else af.sweep_sides(frame)
-    figs = []
+    """Report on a sweep: win rate against the varied value with 95% bands, or a heat map
+    per side for two varied values. Takes the plain layout or sim.analysis.sweep's."""
+    plain, params, sides = ad.sweep_layout(frame, params, sides)
     if len(params) == 2:
-        figs = [(f"sweep-{slug(s)}", af.sweep_heatmap(frame, params, s)) for s in sides]
+        figs = [(f"sweep-{slug(s)}", af.sweep_heatmap(plain, params, s)) for s in sides]
     else:
-        figs = [("sweep", af.sweep_figure(frame, params, sides, target=target))]
-    table = frame[[*params, *[c for s in sides for c in (f"{s}_win_rate", f"{s}_ci_lo", f"{s}_ci_hi")]]]
+        figs = [("sweep", af.sweep_figure(plain, params, sides, target=target))]
+    table = plain[[*params, *[c for s in sides for c in (f"{s}_win_rate", f"{s}_ci_lo", f"{s}_ci_hi")]]]
     sec = Section("Win rate against the varied value" + ("s" if len(params) > 1 else ""),
                   ["Each point is one variant of the scenario; bands and ± give the 95% interval."],
                   figs, [("Variants", table.round(4))])
     title = title or "Sweep: " + " × ".join(af.path_label(p) for p in params)
-    return write_report(out_dir, title, [("", vd.sweep_verdict(frame, params, sides, target))], [sec],
-                        [("", meta or dict(frame.attrs.get("provenance", {})))])
+    return write_report(out_dir, title, [("", vd.sweep_verdict(plain, params, sides, target))], [sec],
+                        [("", ad.provenance_of(frame, meta))])
+
+
+def report_tune(frame: pd.DataFrame, out_dir, meta: dict | None = None, title: str | None = None) -> Path:
+    """Report on sim.analysis.tune's table: the values played, the target and the answer."""
+    plain, param, side, target, answer, message = ad.tune_layout(frame)
+    fig = af.tune_figure(plain, param, side, target, answer)
+    cols = [param, f"{side}_win_rate", f"{side}_ci_lo", f"{side}_ci_hi"] + (["role"] if "role" in plain else [])
+    sec = Section("Values tried", [f"Every value of {af.path_label(param)} the search played, with {side}'s "
+                                    "win rate and its 95% interval."],
+                  [("tune", fig)], [("Values played", plain[cols].round(4))])
+    verdict = [message] if message else []
+    verdict += vd.sweep_verdict(plain, [param], [side], target)[1:]
+    return write_report(out_dir, title or f"Tune: {af.path_label(param)}", [("", verdict)], [sec],
+                        [("", ad.provenance_of(frame, meta))])
 
 
 def report_sensitivity(frame: pd.DataFrame, out_dir, side: str | None = None, meta: dict | None = None,
                        title: str | None = None) -> Path:
-    """Report on a sensitivity frame (stat, step, side, delta, ci_lo, ci_hi): the
-    stat-weight tornado chart, one per side."""
-    sides = [side] if side else list(dict.fromkeys(frame["side"].astype(str)))
-    figs = [(f"tornado-{slug(s)}", af.tornado_figure(frame, s)) for s in sides]
+    """Report on a sensitivity table (plain: stat, step, side, delta, ci_lo, ci_hi; or
+    sim.analysis.sensitivity's): the stat-weight tornado chart, one per side."""
+    long = ad.sensitivity_layout(frame)
+    sides = [side] if side else list(dict.fromkeys(long["side"].astype(str)))
+    figs = [(f"tornado-{slug(s)}", af.tornado_figure(long, s)) for s in sides]
     sec = Section("Which stats matter most",
                   ["How far one step up or down in each stat moves the win rate, biggest first."],
-                  figs, [("Changes in win rate (shares)", frame.round(4))])
-    verdict = [(f"For {s}" if len(sides) > 1 else "", vd.sensitivity_verdict(frame, s)) for s in sides]
+                  figs, [("Changes in win rate (shares)", long.round(4))])
+    verdict = [(f"For {s}" if len(sides) > 1 else "", vd.sensitivity_verdict(long, s)) for s in sides]
     return write_report(out_dir, title or "Sensitivity: which stats move the win rate", verdict, [sec],
-                        [("", meta or dict(frame.attrs.get("provenance", {})))])
+                        [("", ad.provenance_of(frame, meta))])
 
 
 def report_tournament(frame: pd.DataFrame, out_dir, row_side: str | None = None, meta: dict | None = None,
                       title: str | None = None) -> Path:
-    """Report on a tournament (a policy × policy matrix of the row side's win rate, or
-    the long form with row, col, win_rate[, ci_lo, ci_hi]) as a heat map."""
-    m, _, _ = af.tournament_matrix(frame)
-    who = row_side or frame.attrs.get("row_side") or str(m.index.name or "the row side")
-    fig = af.tournament_figure(frame, row_side=who)
+    """Report on a tournament (plain long form row, col, win_rate[, ci_lo, ci_hi], a
+    matrix, or sim.analysis.tournament's table) as a heat map."""
+    long = ad.tournament_layout(frame, row_side)
+    m, _, _ = af.tournament_matrix(long)
+    who = row_side or long.attrs.get("row_side") or str(m.index.name or "the row side")
+    fig = af.tournament_figure(long, row_side=who)
     sec = Section("Policy against policy", [f"Cells give how often {who} wins when its policy (row) meets "
                                              "the opposing policy (column)."],
-                  [("tournament", fig)], [("Win rates of the row side", (m * 100).round(1).reset_index())])
+                  [("tournament", fig)], [("Win rates of the row side, %", (m * 100).round(1).reset_index())])
     return write_report(out_dir, title or "Tournament of policies", [("", vd.tournament_verdict(m, who))],
-                        [sec], [("", meta or dict(frame.attrs.get("provenance", {})))])
-
-
-def frame_kind(frame: pd.DataFrame) -> str | None:
-    """Which analysis a saved frame holds, judged by its columns."""
-    cols = set(map(str, frame.columns))
-    if {"stat", "step", "side", "delta", "ci_lo", "ci_hi"} <= cols:
-        return "sensitivity"
-    if {"row", "col", "win_rate"} <= cols:
-        return "tournament"
-    if any(c.endswith("_win_rate") for c in cols):
-        return "sweep"
-    return None
+                        [sec], [("", ad.provenance_of(frame, meta))])
 
 
 def report_frame(frame: pd.DataFrame, out_dir, meta: dict | None = None, title: str | None = None) -> Path:
-    """Report on an analysis frame of any kind (sweep, sensitivity or tournament)."""
-    kind = frame_kind(frame)
+    """Report on an analysis table of any kind (sweep, tune, sensitivity, tournament),
+    recognised by `attrs["analysis"]["command"]` (or `meta["command"]`) or its columns."""
+    if meta and meta.get("command") and not ad.analysis_info(frame):
+        frame = frame.copy()
+        frame.attrs["analysis"] = dict(meta)
+    kind = ad.frame_kind(frame)
     if kind == "sensitivity":
         return report_sensitivity(frame, out_dir, meta=meta, title=title)
     if kind == "tournament":
         return report_tournament(frame, out_dir, meta=meta, title=title)
+    if kind == "tune":
+        return report_tune(frame, out_dir, meta=meta, title=title)
     if kind == "sweep":
         return report_sweep(frame, out_dir, meta=meta, title=title)
-    raise ValueError("not a sweep, sensitivity or tournament frame: columns " + ", ".join(map(str, frame.columns)))
+    raise ValueError("not a sweep, tune, sensitivity or tournament table: columns " + ", ".join(map(str, frame.columns)))
+
+
+frame_kind = ad.frame_kind

@@ -100,7 +100,7 @@ def win_rates_figure(wins: pd.DataFrame, title: str | None = None):
     ax.xaxis.set_major_formatter(PercentFormatter(decimals=0))
     n = int(wins["skirmishes"].iloc[0]) if len(wins) else 0
     ax.set_title(title or f"Who wins: share of {n:,} fights won by each side")
-    ax.set_xlabel(f"Fights won (% of fights); {CI_NOTE}; dotted line: 50%")
+    ax.set_xlabel(f"Fights won (% of fights)\n{CI_NOTE}; dotted line: 50%")
     return fig
 
 
@@ -148,7 +148,7 @@ def fight_length_figure(lengths: pd.DataFrame, sides, title: str | None = None):
     handles, labels = ax.get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 4))
     ax.set_title(title or "How long fights last, and who wins fights of each length")
-    ax.set_xlabel(f"Fight length (rounds){note}")
+    ax.set_xlabel(f"Fight length (rounds){note}".replace("; ", "\n", 1))
     ax.set_ylabel("Share of all fights (%)")
     return fig
 
@@ -255,7 +255,7 @@ def hit_rate_figure(table: pd.DataFrame, title: str | None = None):
     _combatant_axis(ax, names, side_of, colors)
     _side_legend(fig, sides, colors, loc="outside lower center", ncols=min(len(sides), 4))
     ax.set_title(title or "How often each combatant's attacks hit")
-    ax.set_xlabel(f"Attacks that hit (% of attacks made); {CI_NOTE}")
+    ax.set_xlabel(f"Attacks that hit (% of attacks made)\n{CI_NOTE}")
     return fig
 
 
