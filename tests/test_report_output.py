@@ -13,7 +13,6 @@ from sim import rulesets
 from sim.cli import main
 from sim.report import (load_tables, report_results, report_run, report_sensitivity, report_sweep,
                         report_tournament)
-from sim.report.tables import RunTables
 from tests.report_helpers import hand_tables, sensitivity_frame, sweep2_frame, sweep_frame, tournament_frame
 
 YETI = "scenarios/gods_and_monsters/yeti.yaml"
@@ -48,9 +47,10 @@ def test_run_report_has_every_section(yeti, tmp_path):
     verdict = html[html.index('id="verdict"'):html.index('id="who-wins"')]
     assert "Decisive" in verdict or "Not decisive" in verdict
     prov = html[html.index('id="provenance"'):]
-    for value in (yeti.meta["scenario_hash"], "2026" if False else "5", "3000", yeti.meta["package_version"],
-                  "rule options"):
-        assert value in prov
+    for key, value in (("scenario hash", yeti.meta["scenario_hash"]), ("seed", 5), ("skirmishes", 3000),
+                       ("package version", yeti.meta["package_version"]), ("ruleset", "gods_and_monsters")):
+        assert f"<th>{key}</th><td><code>{value}</code></td>" in prov, key
+    assert "<th>rule options</th>" in prov and "resolution" in prov
     assert "Charlotte Kordé" in html
 
 
