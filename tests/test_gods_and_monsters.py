@@ -355,3 +355,34 @@ def test_shipped_scenarios_load_and_run():
         total = sum(v["win_rate"] for v in s["sides"].values()) + s["draw_rate"] + s["unfinished_rate"]
         assert abs(total - 1) < 1e-9, f
         assert r.skirmishes["rounds"].min() >= 1, f
+
+
+# --- an independent implementation ------------------------------------------------------------
+
+@pytest.mark.parametrize("aware", [False, True])
+def test_engine_agrees_with_the_plain_python_loop(tmp_path, aware):
+    """benchmarks/plain_loop.py plays the default rules one skirmish at a time with `random`."""
+    from benchmarks import plain_loop
+    data = all_aware(yeti_data()) if aware else yeti_data()
+    path = tmp_path / "yeti.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    plain = plain_loop.play(path, 15000, seed=3)
+    r = sim.run(path, n=60000, seed=3)
+    n_e, n_p = len(r.skirmishes), plain["n"]
+    cb = r.combatants
+    checks = {
+        "party wins": ((r.skirmishes["winner"] == "party").sum(), plain["wins"].get("party", 0)),
+        "Yeti fled": (((cb["combatant"] == "Yeti") & (cb["final_state"] == "fled")).sum(),
+                      plain["states"]["Yeti"]["fled"]),
+        "Yeti unconscious": (((cb["combatant"] == "Yeti") & (cb["final_state"] == "unconscious")).sum(),
+                             plain["states"]["Yeti"]["unconscious"]),
+        "Charlotte down": (((cb["combatant"] == "Charlotte Kordé") & (cb["final_state"] != "standing")).sum(),
+                           n_p - plain["states"]["Charlotte Kordé"]["standing"]),
+    }
+    for what, (k_e, k_p) in checks.items():
+        pooled = (k_e + k_p) / (n_e + n_p)
+        se = np.sqrt(pooled * (1 - pooled) * (1 / n_e + 1 / n_p))
+        assert abs(k_e / n_e - k_p / n_p) <= SIGMAS * se + 1e-12, (what, k_e / n_e, k_p / n_p)
+    rounds = r.skirmishes["rounds"]
+    se = rounds.std() * np.sqrt(1 / n_e + 1 / n_p)
+    assert abs(rounds.mean() - plain["mean_rounds"]) <= SIGMAS * se
