@@ -386,3 +386,68 @@ def test_engine_agrees_with_the_plain_python_loop(tmp_path, aware):
     rounds = r.skirmishes["rounds"]
     se = rounds.std() * np.sqrt(1 / n_e + 1 / n_p)
     assert abs(rounds.mean() - plain["mean_rounds"]) <= SIGMAS * se
+
+
+# --- snapping out of surprise, surprised defense, staying conscious, death ---------------------
+
+def one_on_one(a: dict, b: dict, policy_a: dict | None = None, **run) -> dict:
+    base = {"survival": 100, "fortitude": 10, "weapons": [{"name": "club", "damage": 1}]}
+    return {"name": "one on one", "ruleset": "gods_and_monsters", "run": run, "sides": {
+        "a": {"policy": policy_a or {}, "combatants": [{**base, "name": "A", **a}]},
+        "b": {"combatants": [{**base, "name": "B", **b}]}}}
+
+
+@pytest.mark.parametrize("snap_out_roll, target", [("best", 8), ("willpower", 8), ("fortitude", 5)])
+def test_snapping_out_of_surprise(snap_out_roll, target):
+    # A is always surprised; a scripted rule makes it flee in round 2 if it is still surprised
+    # after its snap-out roll (d20 <= the chosen score). B cannot hit, so nothing else happens.
+    data = one_on_one({"awareness": "unaware", "perception": -20, "willpower": 8, "fortitude": 5},
+                      {"combat": -20}, {"rules": [{"if": "surprised == 1 and round >= 2", "do": "flee"}]},
+                      max_rounds=2)
+    r = sim.run(data, n=20000, seed=41, overrides={"rules.snap_out_roll": snap_out_roll})
+    a = r.combatants[r.combatants["combatant"] == "A"]
+    assert a["surprised"].all()
+    fled = a["final_state"] == "fled"
+    assert (a.loc[fled, "down_round"] == 2).all() and (a.loc[fled, "attacks"] == 0).all()
+    assert (a.loc[~fled, "attacks"] == 1).all()  # snapped out: lost round 1, attacked in round 2
+    assert_rate(int(fled.sum()), len(a), (20 - target) / 20, snap_out_roll)
+
+
+def test_surprised_defense_and_attack_penalties_after_the_first_round():
+    # B never snaps out (scores -20) and has survival enough never to roll. Round 1: A needs 11
+    # (no defense penalty yet), B loses the round. Round 2: A needs 11 + 2 = 13; B attacks at -3.
+    data = one_on_one({}, {"awareness": "unaware", "perception": -20, "willpower": -20, "fortitude": -20},
+                      max_rounds=2)
+    r = sim.run(data, n=40000, seed=42)
+    a, b = totals(r, "A"), totals(r, "B")
+    assert a["attacks"] == 80000 and b["attacks"] == 40000
+    assert_rate(a["hits"], a["attacks"], (11 + 13) / 40, "A against surprised B")
+    assert_rate(b["hits"], b["attacks"], (11 - 3) / 20, "surprised B")
+
+
+@pytest.mark.parametrize("death_rule", ["injuries_exceed_fortitude", "guide_roll"])
+def test_staying_conscious_and_dying(death_rule):
+    # A always hits for 3 (needs 20); B (survival 3, Fortitude 5) cannot hit back.
+    # Round 1: survival reaches 0 exactly, roll d20 <= 5 or fall unconscious.
+    # Round 2: injuries 3, roll d20 <= 5 - 3. Round 3: injuries 6 > 5.
+    data = one_on_one({"combat": 9, "weapons": [{"name": "club", "damage": 3}]},
+                      {"combat": -20, "survival": 3, "fortitude": 5})
+    n = 40000
+    r = sim.run(data, n=n, seed=43, overrides={"rules.death_rule": death_rule})
+    b = r.combatants[r.combatants["combatant"] == "B"]
+    state, rnd = b["final_state"].astype(str), b["down_round"]
+    if death_rule == "injuries_exceed_fortitude":
+        expected = {("unconscious", 1): 15 / 20, ("unconscious", 2): 5 / 20 * 18 / 20, ("dead", 3): 5 / 20 * 2 / 20}
+    else:
+        # Each gain of injuries: the Guide rolls d20 <= injuries, then the victim d20 <= Fortitude or dies.
+        die2 = 3 / 20 * 15 / 20
+        die3 = 6 / 20 * 15 / 20
+        expected = {("unconscious", 1): 15 / 20,
+                    ("dead", 2): 5 / 20 * die2, ("unconscious", 2): 5 / 20 * (1 - die2) * 18 / 20,
+                    ("dead", 3): 5 / 20 * (1 - die2) * 2 / 20 * die3,
+                    # injuries 6 > Fortitude 5 leaves nothing to roll under: always unconscious
+                    ("unconscious", 3): 5 / 20 * (1 - die2) * 2 / 20 * (1 - die3)}
+    assert abs(sum(expected.values()) - 1) < 1e-12
+    for (s, k), p in expected.items():
+        assert_rate(int(((state == s) & (rnd == k)).sum()), n, p, f"{s} in round {k}")
+    assert (r.skirmishes["winner"] == "a").all()
