@@ -116,3 +116,11 @@ def test_trace_command_prints_the_fight():
     assert "--- Round 1 ---" in res.output and "Result after" in res.output
     res = CliRunner().invoke(main, ["trace", YETI, "--skirmish", "10", "-n", "10"])
     assert res.exit_code == 2 and "Traceback" not in res.output and "outside the run" in res.output
+
+
+def test_out_folder_for_several_scenarios(tmp_path):
+    res = invoke("run", "scenarios/gods_and_monsters", "-n", "200", "--out", str(tmp_path / "all"))
+    assert res.exit_code == 0
+    for stem in ("yeti", "goblin_ambush", "ogre_vs_two_warriors"):
+        assert (tmp_path / "all" / f"{stem}.skirmishes.parquet").exists(), stem
+        assert len(pd.read_parquet(tmp_path / "all" / f"{stem}.combatants.parquet")) > 200
