@@ -64,6 +64,8 @@ def parse_dice(text) -> Dice:
         return Dice(0, 0, int(text))
     if not isinstance(text, str):
         raise ValueError(f"expected a dice expression such as 'd8', '2d6+1' or 'd4-1', got {type(text).__name__}")
+    if re.fullmatch(r"\s*[+-]?\s*\d+\s*", text):
+        return Dice(0, 0, int(text.replace(" ", "")))
     m = _DICE_RE.match(text)
     if not m or not text.strip() or (m.group(2) is None and m.group(4) is None):
         raise ValueError(f"'{text}' is not a dice expression; write it like 'd8', '2d6+1', 'd4-1' or a plain number")
@@ -97,19 +99,20 @@ class DiceTable:
 
     def __init__(self, dice: list[Dice]):
         self.dice = list(dice)
+        # int32 totals: the largest expression allowed (100d1000) overflows int16.
         self.counts = np.array([d.count for d in dice], dtype=np.int16)
         self.sides = np.array([d.sides for d in dice], dtype=np.float32)
-        self.bonus = np.array([d.bonus for d in dice], dtype=np.int16)
+        self.bonus = np.array([d.bonus for d in dice], dtype=np.int32)
         self.max_count = int(self.counts.max()) if len(dice) else 0
 
     def roll(self, rng: np.random.Generator, batch: int) -> np.ndarray:
         """Totals of shape (batch, rows)."""
         rows = len(self.dice)
-        total = np.broadcast_to(self.bonus, (batch, rows)).astype(np.int16)
+        total = np.broadcast_to(self.bonus, (batch, rows)).astype(np.int32)
         if self.max_count == 0:
             return total
         u = rng.random(size=(batch, rows, self.max_count), dtype=np.float32)
         faces = (u * self.sides[None, :, None]).astype(np.int16) + 1
         if self.max_count > 1 or (self.counts == 0).any():
             faces *= (np.arange(self.max_count)[None, None, :] < self.counts[None, :, None])
-        return total + faces.sum(axis=2, dtype=np.int16)
+        return total + faces.sum(axis=2, dtype=np.int32)

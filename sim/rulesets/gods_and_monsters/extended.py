@@ -339,9 +339,10 @@ def step(setup, state, batch) -> None:
 
     normal = attacking & ~called
     pending = np.zeros((n, C), dtype=bool)
+    active = can_attack.copy()  # who still strikes: those felled in an earlier phase do not
     for p in range(phases):
         in_phase = np.ones(A, dtype=bool) if phases == 1 else (slot_side == p)
-        act = normal & in_phase[None, :] & can_attack[:, owner]
+        act = normal & in_phase[None, :] & active[:, owner]
         if phases > 1:
             # Later phases see who fell before them.
             candidates = standing[:, None, :] & reachable
@@ -368,6 +369,7 @@ def step(setup, state, batch) -> None:
         if rules["health_check"] == "immediate" or phases == 1:
             E._health_checks(setup, state, owed, health_roll[:, :, p],
                              None if death_roll is None else death_roll[:, :, p], rnd, t)
+            active &= ~(standing & (state.status != STANDING))
             standing = state.status == STANDING
         else:
             pending |= owed

@@ -144,7 +144,8 @@ def build_situations(scenario, slot_owner: np.ndarray, slot_entries: list, grid,
     grab_when = np.array([S.IMMOBILIZE_WHEN.index(p["immobilize"]) for p in pols], dtype=np.int8)
     knockout, lead, cover_aim = pol("knockout"), pol("lead"), pol("cover")
     lead &= warrior
-    withdraw_below, rout_below = pol("withdraw_below", np.float32), pol("rout_below", np.float32)
+    # float64 like the health they are compared with: 0.3 as float32 is a hair above 0.3.
+    withdraw_below, rout_below = pol("withdraw_below", np.float64), pol("rout_below", np.float64)
     extra_unaware = pol("unaware_extra_attack") & warrior
 
     into_melee = bool(rules["firing_into_close_combat"] and slot_ranged.any())
