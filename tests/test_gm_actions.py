@@ -93,3 +93,13 @@ def test_scripted_actions_and_observations():
     assert (r["T"]["damage_taken"] == 0).all()
     r = run(d, rounds=2, n=300)
     assert (r["T"]["damage_taken"] == 6).all()
+
+
+def test_surprised_targets_make_their_saves_at_minus_three_after_round_one():
+    # T never snaps out (Willpower and Fortitude -20): its Evasion 12 save is 12 in round 1, 9 after.
+    d = scenario([fighter("C", spells=[BOLT])],
+                 [fighter("T", evasion=12, awareness="unaware", perception=-20, willpower=-20, fortitude=-20,
+                          survival=1000)])
+    taken = run(d, rounds=2)["T"]["damage_taken"]
+    assert_rate(taken == 12, 8 / 20 * 11 / 20)
+    assert_rate(taken == 0, 12 / 20 * 9 / 20)

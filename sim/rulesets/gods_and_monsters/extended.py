@@ -118,6 +118,9 @@ def step(setup, state, batch) -> None:
                        f"{setup.snap_target[c] - injury_pen[t.pos, c]}: "
                        f"{'snaps out' if snapped[t.pos, c] else 'still surprised (-2 defense, -3 to rolls)'}.")
         state.surprised &= ~snapped
+    # The situations' reaction and ability rolls are "success rolls": surprised combatants
+    # roll them at -3 after the first round, like their attacks.
+    roll_pen = injury_pen + S.SURPRISED_ROLL_PENALTY * state.surprised if rnd > 1 else injury_pen
     if sx.immobile:
         woke = state.asleep & (state.wake_round <= rnd)
         state.asleep &= ~woke
@@ -165,7 +168,7 @@ def step(setup, state, batch) -> None:
         # Evasion roll is required ... On an unsuccessful roll, the character acts as if surprised."
         trying = standing & ~state.drawn & ATTACKING[action] & ~lost_round
         quick = trying & sx.quick_draw[None, :]
-        failed = trying & ~(quick & (crow[:, :, 2] <= sx.evasion[None, :] - injury_pen))
+        failed = trying & ~(quick & (crow[:, :, 2] <= sx.evasion[None, :] - roll_pen))
         state.surprised |= failed & quick
         lost_round = lost_round | failed
         state.drawn |= trying
@@ -173,7 +176,7 @@ def step(setup, state, batch) -> None:
             for c in np.flatnonzero(trying[t.pos]):
                 t.line(f"{t.name(c)} draws a weapon" + (
                     f" and tries to attack at once: Evasion roll {crow[t.pos, c, 2]} against "
-                    f"{sx.evasion[c] - injury_pen[t.pos, c]}: "
+                    f"{sx.evasion[c] - roll_pen[t.pos, c]}: "
                     + ("fumbles, acts as if surprised" if failed[t.pos, c] else "attacks")
                     if quick[t.pos, c] else ", which takes the round") + ".")
     can_act = standing & ~lost_round & ~unable
@@ -212,7 +215,7 @@ def step(setup, state, batch) -> None:
     led = np.zeros((n, C), dtype=bool)
     if sx.leading:
         leaders = can_act & (action == LEAD) & sx.warrior[None, :]
-        ok = leaders & (crow[:, :, 0] <= setup.perception[None, :] - injury_pen)
+        ok = leaders & (crow[:, :, 0] <= setup.perception[None, :] - roll_pen)
         for c in np.flatnonzero(ok.any(axis=0)):
             allies = standing & (setup.side == setup.side[c])[None, :] & (cols != c)[None, :] & ~led \
                 & ~sx.warrior[None, :]
@@ -220,7 +223,7 @@ def step(setup, state, batch) -> None:
         if t:
             for c in np.flatnonzero(leaders[t.pos]):
                 t.line(f"{t.name(c)} leads: Perception roll {crow[t.pos, c, 0]} against "
-                       f"{setup.perception[c] - injury_pen[t.pos, c]}: "
+                       f"{setup.perception[c] - roll_pen[t.pos, c]}: "
                        + ("companions take the warriors' cover bonus" if ok[t.pos, c] else "no one follows") + ".")
 
     # Spells: each caster picks its first spell with uses left and a target in range.
@@ -302,7 +305,7 @@ def step(setup, state, batch) -> None:
         called &= attacking
         # "The combatant trying to immobilize their opponent has a penalty of two to their defense."
         defense = defense - S.IMMOBILIZER_DEFENSE_PENALTY * ((state.holding >= 0) | grabbing)
-    ctx = AttackRound(setup, state, rows, defense, attack_pen, injury_pen, led, adj, damage, crow[:, :, 4])
+    ctx = AttackRound(setup, state, rows, defense, attack_pen, roll_pen, led, adj, damage, crow[:, :, 4])
 
     last_taken = np.zeros((n, C), dtype=np.int32)
     last_dealt = np.zeros((n, C), dtype=np.int32)
@@ -313,7 +316,7 @@ def step(setup, state, batch) -> None:
                         busy | firing)
         upset = r["upset"]
         if sx.grab:
-            grapple.grabs(setup, state, rows, targets, kind, r["hit"], ev, injury_pen, t)
+            grapple.grabs(setup, state, rows, targets, kind, r["hit"], ev, roll_pen, t)
         last_taken += r["taken"] + r["direct"]
         last_dealt += r["dealt_by"]
         owed = E._apply_damage(setup, state, r["taken"], t, r["direct"])
@@ -358,7 +361,7 @@ def step(setup, state, batch) -> None:
         casters = casting & (setup.side == p)[None, :] if phases > 1 else casting
         if sx.spells and casters.any():
             st, dl = spells.cast(setup, state, rows, casters & ~upset, spell_of, spell_tgt, crow, spell_damage,
-                                 injury_pen, t)
+                                 roll_pen, t)
             taken += st
             last_dealt += dl
             if t:
@@ -400,7 +403,7 @@ def step(setup, state, batch) -> None:
     if sx.grab:
         hit_held = attacking & (targets == state.holding[:, owner])
         on_held = ((hit_held.astype(np.float32) @ setup.owner_onehot) > 0)  # holder attacked its target
-        grapple.hold_contests(setup, state, pre_held, on_held, crow, injury_pen, damage, x_health,
+        grapple.hold_contests(setup, state, pre_held, on_held, crow, roll_pen, damage, x_health,
                               x_death, rnd, t, last_taken, last_dealt)
         grapple.tie_up(setup, state, tying & (state.status == STANDING), adj, t)
         standing = state.status == STANDING
