@@ -146,3 +146,14 @@ def test_high_ground_can_be_forgone():
                  [fighter("B", weapons=[{"name": "sword", "damage": 1}])], pa={"high_ground": "none"})
     scen = load_scenario(d)
     assert scen.ruleset.build(scen).sx is None
+
+
+@pytest.mark.parametrize("ranged,p", [(False, 8 / 20), (True, 5 / 20)])
+def test_unseen_targets_minus_three_close_minus_six_ranged(ranged, p):
+    if ranged:
+        d = shooting({"unseen": True})
+        who = "Archer"
+    else:
+        d = scenario([fighter("A", weapons=[{"name": "sword", "damage": 1}])], [fighter("T", unseen=True)])
+        who = "A"
+    assert_rate(run(d)[who]["hits"], p)

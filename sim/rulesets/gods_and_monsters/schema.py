@@ -29,6 +29,8 @@ GRAB_EVASION_PER_SIZE = 2  # "a bonus of two for every general size level larger
 HOLD_FORTITUDE_PER_SIZE = 4  # "a bonus of 4 to this roll for every general size difference"
 IMMOBILIZED_BREAK_PENALTY = 3  # "their Fortitude rolls are at a penalty of three"
 HIGH_GROUND_BONUS = 1  # "a bonus of 1 to attack or a bonus of 1 to defense"
+# "An attack penalty of 3 in close combat, and an attack penalty of 6 for ranged combat."
+UNSEEN_PENALTY = {"close": 3, "ranged": 6}
 SAVES = ("evasion", "willpower", "fortitude", "perception", "agility", "none")
 CONDITIONS = ("none", "sleep")
 
@@ -95,6 +97,8 @@ COMBATANT_FIELDS = {
                              min=0, max=20),
     "cover": Field("choice", "none", "cover against missiles: weak, strong or full (the cover table)",
                    choices=COVER_LEVELS),
+    "unseen": Field("bool", False, "its attackers know where it is but cannot see it (darkness, invisibility): "
+                    "-3 to attack it in close combat, -6 with missiles"),
     "high_ground": Field("bool", False, "fights from higher ground, mounted or from above: +1 to attack or "
                          "defense against those without it, as the policy's `high_ground` chooses"),
     "weapon_drawn": Field("bool", True, "false: the weapon must be drawn first (one action, or draw and attack "

@@ -54,7 +54,7 @@ class Situations:
     slot_loaded0: np.ndarray  # (A,)
     carried_dice: DiceTable | None
     carried_save: np.ndarray  # (A,) index into SAVES, -1 without a carried effect
-    pair_mod: np.ndarray | None  # (A, C) high ground: attack bonus or the defender's bonus, as a need change
+    pair_mod: np.ndarray | None  # (A, C) need change per slot and target: high ground, unseen targets
     spell_owner: np.ndarray  # (S,)
     spell_names: list
     spell_dice: DiceTable | None
@@ -123,8 +123,9 @@ def build_situations(scenario, slot_owner: np.ndarray, slot_entries: list, grid,
     carried_save = np.array([S.SAVES.index(x["save"]) if x else -1 for x in carried], dtype=np.int32)
 
     high = np.array([c.stats["high_ground"] and p["high_ground"] != "none" for c, p in zip(cs, pols)])
+    unseen = np.array([c.stats["unseen"] for c in cs])
     pair_mod = None
-    if high.any():
+    if high.any() or unseen.any():
         # +1 to attack (or to defense) "from the higher end of a reasonable slope": only
         # against an opponent who lacks the advantage.
         atk = np.array([p["high_ground"] == "attack" for p in pols])
@@ -132,7 +133,10 @@ def build_situations(scenario, slot_owner: np.ndarray, slot_entries: list, grid,
         pm = np.zeros((len(slot_owner), C), dtype=np.int32)
         pm += (high[owner] & atk[owner])[:, None] & ~high[None, :]
         pm -= (~high[owner])[:, None] & (high & ~atk)[None, :]
-        pair_mod = pm * S.HIGH_GROUND_BONUS
+        pm *= S.HIGH_GROUND_BONUS
+        penalty = np.where(slot_ranged, S.UNSEEN_PENALTY["ranged"], S.UNSEEN_PENALTY["close"])
+        pm -= penalty[:, None] * unseen[None, :]
+        pair_mod = pm.astype(np.int32)
 
     spells = [(i, sp) for i, c in enumerate(cs) for sp in c.stats["spells"]]
     spell_dice = DiceTable([sp["damage"] or Dice(0, 0, 0) for _, sp in spells]) if spells else None
