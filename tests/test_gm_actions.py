@@ -1,5 +1,4 @@
 """Complex actions (spells), leading, and morale: withdrawing and routing."""
-import numpy as np
 import pytest
 
 from tests.test_gm_util import assert_rate, fighter, play, run, scenario

@@ -1,5 +1,4 @@
 """Immobilizing: the grab, the Fortitude contests, breaking free, tying up."""
-import numpy as np
 import pytest
 
 from sim.rulesets.gods_and_monsters.situations import HELD_GRABBED, HELD_IMMOBILIZED, HELD_NONE

@@ -4,7 +4,6 @@ from pathlib import Path
 import pytest
 
 import sim
-from sim.rulesets.gods_and_monsters import situations
 from sim.scenario import load_scenario
 
 ROOT = Path("scenarios/gods_and_monsters")

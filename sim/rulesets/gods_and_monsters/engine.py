@@ -16,7 +16,7 @@ from sim.dice import DiceTable
 from sim.policy import TARGET_MODES, choose_targets
 from sim.rulesets.base import DEAD, DRAW, FLED, STANDING, UNCONSCIOUS, BatchState, Outcome
 from sim.rulesets.gods_and_monsters import schema as S
-from sim.rulesets.gods_and_monsters import situations
+from sim.rulesets.gods_and_monsters import movement, situations
 from sim.rulesets.gods_and_monsters.policies import decide, observe  # noqa: F401 (observe: for scripted rules)
 
 ATTACK, HOLD, FLEE = (S.ACTIONS.index(a) for a in ("attack", "hold", "flee"))
@@ -187,7 +187,7 @@ def build(scenario) -> Setup:
         kite_cells=np.array([grid.cells(c.policy.params["kite_distance"]) for c in cs], dtype=np.int32),
         may_move=bool((move_mode != HOLD_GROUND).any()),
         has_alternatives=bool(slot_earlier.any()),
-        static_dist=_static_distances(scenario.layout, grid, enemy, max_reach, move_mode),
+        static_dist=movement.static_distances(scenario.layout, grid, enemy, max_reach, move_mode),
         evasion=stat("evasion"), slot_entries=entries_all,
     ))
     # The situations are compiled from the slots that are left.
@@ -228,22 +228,6 @@ def _drop_unused_alternatives(setup: Setup) -> Setup:
     )
 
 
-def _static_distances(layout, grid, enemy, max_reach, move_mode):
-    """Distances fixed for the whole fight, or None.
-
-    When every combatant starts with every enemy in reach, nobody kites or withdraws
-    and nobody is scattered at random, no one ever moves (enemies only fall), so the
-    battlefield costs nothing per round: the classic melee scenarios stay as fast as
-    they were before positions existed.
-    """
-    if layout.scatter_sides or ((move_mode == KITE) | (move_mode == WITHDRAW)).any():
-        return None
-    dist = bf.distances(layout.static[None], grid.metric)[0]
-    if (enemy & (dist > max_reach[:, None])).any():
-        return None
-    return dist
-
-
 def init(setup: Setup, batch) -> State:
     n, C = batch.size, len(setup.names)
     zeros = lambda dtype=np.int32: np.zeros((n, C), dtype=dtype)
@@ -272,7 +256,7 @@ def init(setup: Setup, batch) -> State:
         t.line("Starting positions (x, y), 1 cell = "
                f"{setup.grid.cell_size:g} {setup.grid.unit}: " + ", ".join(
                    f"{t.name(c)} ({state.pos[t.pos, c, 0]}, {state.pos[t.pos, c, 1]})" for c in range(C)))
-        _trace_map(t, setup, state, np.ones(C, dtype=bool)[None].repeat(batch.size, 0))
+        movement.trace_map(t, setup, state, np.ones(C, dtype=bool)[None].repeat(batch.size, 0))
     return state
 
 
@@ -346,7 +330,7 @@ def step(setup: Setup, state: State, batch) -> None:
         slot_dist = None
         reachable = (slot_enemy & (setup.static_dist[setup.slot_owner] <= setup.slot_reach[:, None]))[None]
     else:
-        dist = _move(setup, state, standing, standing & ~lost_round & (action != HOLD), target_mode, noise, t)
+        dist = movement.move(setup, state, standing, standing & ~lost_round & (action != HOLD), target_mode, noise, t)
         slot_dist = dist[:, setup.slot_owner, :]  # (N, A, C) from each slot's owner
         reachable = slot_enemy[None] & (slot_dist <= setup.slot_reach[None, :, None])
 
@@ -399,54 +383,6 @@ def step(setup: Setup, state: State, batch) -> None:
                        None if death_roll is None else death_roll[:, :, 0], rnd, t)
     state.last_dealt, state.last_taken = last_dealt, last_taken
     state.rounds[:] = rnd
-
-
-def _move(setup: Setup, state: State, standing, may_act, target_mode, noise, t) -> np.ndarray:
-    """Movement at the start of the round; returns the (N, C, C) distances after it.
-
-    Combatants with an enemy already in reach stay put (unless kiting or withdrawing);
-    the others close on their target: the nearest enemy under random targeting, else
-    the one their targeting mode picks.
-    """
-    metric = setup.grid.metric
-    dist = bf.distances(state.pos, metric)
-    if not setup.may_move:
-        return dist
-    enemies = standing[:, None, :] & setup.enemy[None]
-    enemy_dist = np.where(enemies, dist, bf.FAR)
-    nearest_d = enemy_dist.min(axis=2)
-    in_reach = nearest_d <= setup.max_reach[None, :]
-    mode = setup.move_mode[None, :]
-    away = may_act & (((mode == KITE) & (nearest_d < setup.kite_cells[None, :])) | (mode == WITHDRAW))
-    close = may_act & ~in_reach & ((mode == ADVANCE) | (mode == KITE)) & ~away & (nearest_d < bf.FAR)
-    if not (close.any() or away.any()):
-        return dist
-    before = state.pos
-    pos = state.pos
-    allowance = np.broadcast_to(setup.move_cells, standing.shape)
-    if close.any():
-        modes = np.where(target_mode == RANDOM, NEAREST, target_mode)
-        focus = state.focus[:, setup.side] if setup.uses_focus else None
-        health = (state.verve + state.survival).astype(np.float32)
-        goal = choose_targets(modes, enemies, health, focus, noise[:, setup.first_slot, :], dist)
-        stop = np.broadcast_to(setup.max_reach, standing.shape)
-        pos, _ = bf.step_toward(pos, setup.grid, close, goal, allowance, standing, stop, metric)
-    if away.any():
-        threat = enemy_dist.argmin(axis=2)
-        pos, _ = bf.step_away(pos, setup.grid, away, threat, allowance, standing, metric)
-    state.pos = pos
-    if t:
-        for c in np.flatnonzero((pos[t.pos] != before[t.pos]).any(axis=1)):
-            t.line(f"{t.name(c)} moves to ({pos[t.pos, c, 0]}, {pos[t.pos, c, 1]}).")
-        _trace_map(t, setup, state, standing)
-    return bf.distances(pos, metric)
-
-
-def _trace_map(t, setup: Setup, state: State, standing) -> None:
-    labels = [n[0].upper() if setup.side[i] == 0 else n[0].lower() for i, n in enumerate(setup.names)]
-    drawing = bf.text_map(state.pos[t.pos], labels, standing[t.pos], setup.grid)
-    if drawing:
-        t.line(drawing)
 
 
 def _update_focus(setup: Setup, state: State, standing: np.ndarray, focus_noise: np.ndarray) -> None:

@@ -16,7 +16,7 @@ import numpy as np
 from sim.policy import choose_targets
 from sim.rulesets.base import FLED, STANDING
 from sim.rulesets.gods_and_monsters import engine as E
-from sim.rulesets.gods_and_monsters import grapple, spells
+from sim.rulesets.gods_and_monsters import grapple, movement, spells
 from sim.rulesets.gods_and_monsters.attacks import AttackRound, kinds
 from sim.rulesets.gods_and_monsters.policies import decide_situations
 from sim.rulesets.gods_and_monsters import schema as S
@@ -189,7 +189,7 @@ def step(setup, state, batch) -> None:
         # Aiming, leading and withdrawing combatants do not close in.
         movers = can_act & (action != HOLD) & (action != COVER) & (action != LEAD) & (action != WITHDRAW) \
             & (state.holding < 0)
-        dist = E._move(setup, state, standing, movers, target_mode, noise, t)
+        dist = movement.move(setup, state, standing, movers, target_mode, noise, t)
     moved = (state.pos != before).any(axis=2)
     slot_enemy = setup.enemy[owner]
     slot_dist = None if setup.static_dist is not None else dist[:, owner, :]
