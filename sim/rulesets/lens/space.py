@@ -1,0 +1,82 @@
+"""Where combatants stand: reach, range, Move and Dodge's open square.
+
+With the rule option `engagement: battlefield` positions live on the shared grid
+(sim/battlefield.py); with `all_engaged`, or when the scenario has no battlefield
+module to use, everyone can reach everyone and Dodge always finds an open square.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+try:  # the shared battlefield lands on main separately
+    from sim import battlefield as BF
+except ImportError:  # pragma: no cover - only before the merge
+    BF = None
+
+from sim.rulesets.base import STANDING
+
+
+def spatial(setup) -> bool:
+    return setup.rules["engagement"] == "battlefield" and BF is not None and setup.grid is not None
+
+
+def initial(setup, batch):
+    if not spatial(setup):
+        return None
+    return BF.Layout.initial(setup.extra["scenario"], batch).astype(np.int16)
+
+
+def distances(setup, state) -> np.ndarray | None:
+    """(N, C, C) cells between combatants, or None when everyone is engaged."""
+    if state.pos is None:
+        return None
+    return BF.distances(state.pos, setup.grid.metric)
+
+
+def within(setup, state, c: int, reach: np.ndarray | int) -> np.ndarray:
+    """(N, C) whom combatant c can reach (reach in cells, scalar or (N,))."""
+    n, C = state.status.shape
+    if state.pos is None:
+        return np.ones((n, C), dtype=bool)
+    d = BF.distances(state.pos, setup.grid.metric)[:, c, :]
+    return d <= np.reshape(reach, (-1, 1))
+
+
+def nearest_enemy(setup, state, c: int) -> np.ndarray:
+    """(N,) cells to the nearest standing enemy (1 when everyone is engaged, large if none)."""
+    n = state.status.shape[0]
+    foes = (state.status == STANDING) & setup.enemy[c][None, :]
+    if state.pos is None:
+        return np.where(foes.any(axis=1), 1, 999)
+    d = BF.distances(state.pos, setup.grid.metric)[:, c, :]
+    return np.where(foes, d, 999).min(axis=1)
+
+
+def open_square(setup, state, who: np.ndarray) -> np.ndarray:
+    """(N,) whether combatant who[n] has a free neighbouring cell (Dodge's requirement)."""
+    if state.pos is None:
+        return np.ones(len(who), dtype=bool)
+    free = BF.free_neighbours(state.pos, state.status == STANDING, setup.grid)  # (N, C, 8)
+    return free[np.arange(len(who)), who].any(axis=1)
+
+
+def dodge_step(setup, state, who: np.ndarray, rows: np.ndarray, noise: np.ndarray) -> None:
+    """Move who[n] to a free neighbouring cell (the first by noise) where rows[n]."""
+    if state.pos is None or not rows.any():
+        return
+    free = BF.free_neighbours(state.pos, state.status == STANDING, setup.grid)[np.arange(len(who)), who]
+    pick = np.where(free, noise[:, :8], -1.0).argmax(axis=1)
+    ok = rows & free.any(axis=1)
+    r = np.flatnonzero(ok)
+    state.pos[r, who[r]] += BF.NEIGHBOURS[pick[r]].astype(np.int16)
+
+
+def approach(setup, state, movers: np.ndarray, target: np.ndarray, allowance: np.ndarray,
+             stop_within: np.ndarray) -> np.ndarray:
+    """Move (N, C) movers toward (N, C) targets; returns cells moved (N, C)."""
+    if state.pos is None or not movers.any():
+        return np.zeros(movers.shape, dtype=np.int32)
+    pos, moved = BF.step_toward(state.pos, setup.grid, movers, target, allowance, state.status == STANDING,
+                                stop_within, setup.grid.metric)
+    state.pos = pos.astype(np.int16)
+    return moved
