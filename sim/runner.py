@@ -136,8 +136,7 @@ def build_result(scen: Scenario, outcomes: list[Outcome], seed: int, max_rounds:
         if key == "final_state":
             cols[key] = pd.Categorical.from_codes(flat.astype(np.int8), categories=list(FINAL_STATES))
         elif key == "down_round":
-            cols[key] = pd.array(np.where(flat > 0, flat, 0), dtype="Int32")
-            cols[key][flat <= 0] = pd.NA
+            cols[key] = pd.arrays.IntegerArray(flat.astype(np.int32), flat <= 0)
         else:
             cols[key] = flat
     combatants = pd.DataFrame(cols)
