@@ -9,7 +9,12 @@ from sim.rulesets.lens import tables as T
 class Lens:
     name = "lens"
     title = "The Lens (skirmish)"
-    cell_size = "5 ft"
+    cell_size = 5.0
+    unit = "ft"
+    # The text's damage examples as named weapons; monsters' attacks are not weapons.
+    weapon_table = {"dagger": {"size": "tiny"}, "short sword": {"size": "small"}, "long sword": {"size": "medium"},
+                    "two-handed sword": {"size": "large"}}
+    weapon_lists = ("weapons",)
     rule_options = schema.RULE_OPTIONS
     combatant_fields = schema.COMBATANT_FIELDS
     policy_fields = schema.POLICY_FIELDS

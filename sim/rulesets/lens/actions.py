@@ -25,8 +25,9 @@ def pick_target(setup, state, c, mode, reach, noise) -> np.ndarray:
     standing = state.status == STANDING
     cand = standing & setup.enemy[c][None, :] & space.within(setup, state, c, reach)
     focus = state.focus[:, setup.side[c]][:, None] if setup.uses_focus else None
+    dist = space.distances(setup, state)
     return choose_targets(mode[:, None], cand[:, None, :], state.body.astype(np.float32), focus,
-                          noise[:, None, :])[:, 0]
+                          noise[:, None, :], None if dist is None else dist[:, c][:, None, :])[:, 0]
 
 
 def helpers(setup, state, c: int, ability: int, go: np.ndarray, t=None) -> tuple[np.ndarray, np.ndarray]:
@@ -192,7 +193,7 @@ def move(setup, state, c, go, mode, draws, t) -> None:
     standing = state.status == STANDING
     cand = standing & setup.enemy[c][None, :]
     tgt = choose_targets(mode[:, None], cand[:, None, :], state.body.astype(np.float32), None,
-                         draws["noise"][:, c][:, None, :])[:, 0]
+                         draws["noise"][:, c][:, None, :], space.distances(setup, state)[:, c][:, None, :])[:, 0]
     go &= tgt >= 0
     n, C = state.status.shape
     movers = np.zeros((n, C), bool)

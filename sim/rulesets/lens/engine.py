@@ -79,6 +79,14 @@ def init(setup: Setup, batch) -> State:
         for c in np.flatnonzero(setup.is_char):
             t.line(f"Initiative: {t.name(c)} rolls {setup.abilities[setup.init_ability[c]]} against TN "
                    f"{setup.init_tn[c]}: {T.OUTCOMES[bracket[t.pos, c]].upper()} -> {BRACKETS[bracket[t.pos, c]]}.")
+        if state.pos is not None:
+            from sim.battlefield import text_map
+            standing = np.ones(C, bool)
+            t.line("Start: " + ", ".join(f"{t.name(c)} {tuple(int(v) for v in state.pos[t.pos, c])}" for c in range(C)))
+            labels = [nm[0].upper() if setup.side[c] == 0 else nm[0].lower() for c, nm in enumerate(setup.names)]
+            m = text_map(state.pos[t.pos], labels, standing, setup.grid)
+            if m:
+                t.line(m)
         if setup.rules["surprise"] != "none":
             t.line(f"Surprise: {setup.rules['surprise'].replace('_', ' ')}; they lose the first round's actions.")
     return state
@@ -166,7 +174,9 @@ def _monster_phase(setup: Setup, state: State, batch, lost: np.ndarray, surprise
         cand = standing & setup.enemy[m][None, :] & space.within(setup, state, m, setup.slot_reach[s])
         mode = np.full((n, 1), setup.policies[m].target, np.int8)
         focus = state.focus[:, setup.side[m]][:, None] if setup.uses_focus else None
-        tgt = choose_targets(mode, cand[:, None, :], state.body.astype(np.float32), focus, noise[:, s][:, None, :])[:, 0]
+        dist = space.distances(setup, state)
+        tgt = choose_targets(mode, cand[:, None, :], state.body.astype(np.float32), focus, noise[:, s][:, None, :],
+                             None if dist is None else dist[:, m][:, None, :])[:, 0]
         go = active & (tgt >= 0)
         if not go.any():
             continue

@@ -103,11 +103,21 @@ def strike(setup, state, att, who, rows, damage, mask, missile, magical, mean, u
     return dealt
 
 
-def defend(setup, state, att, who, rows, damage, mask, missile, magical, mean, u, aux, t, defendable):
+def defend(setup, state, att, who, rows, damage, mask, missile, magical, mean, u, aux, t, defendable, choice=None):
+    """A character's one defence against a blow (player-facing: the defender rolls).
+
+    `choice` forces the defence per row (-1 none) instead of the policy's; tests use it
+    to walk every outcome row.
+    """
     n = len(who)
     ar_idx = np.arange(n)
     tn = setup.attack_rating[att]
-    d = P.choose_defence(setup, state, who, tn, mean, mask, missile, magical) if defendable else np.full(n, -1)
+    if choice is not None:
+        d = np.asarray(choice)
+    elif defendable:
+        d = P.choose_defence(setup, state, who, tn, mean, mask, missile, magical)
+    else:
+        d = np.full(n, -1)
     d = np.where(rows, d, -1)
     has = d >= 0
     dd = np.maximum(d, 0)

@@ -103,7 +103,7 @@ def build(scenario) -> Setup:
     rules = scenario.rules
     cs = scenario.combatants
     C = len(cs)
-    grid = getattr(scenario, "battlefield", None)
+    grid = scenario.battlefield
     st = [c.stats for c in cs]
     side = np.array([c.side for c in cs], dtype=np.int16)
     is_char = np.array([s["kind"] == "character" for s in st])
@@ -236,7 +236,7 @@ def build(scenario) -> Setup:
         cond_no_weapon=cl("no_weapon_attack"), cond_no_dodge=cl("no_dodge"), cond_lasting=cl("until_rearmed"),
         pol=pol, policies=policies, scripted=[i for i, p in enumerate(policies) if p.rules],
         uses_focus=any(p.target == FOCUS or any(r.target == FOCUS for r in p.rules) for p in policies),
-        rules=rules, grid=grid,
+        rules=rules, grid=grid, extra={"scenario": scenario},
     )
 
 
