@@ -139,6 +139,8 @@ def test_defeating_tags_and_missiles_remove_defences():
     assert not ok[1, T.DODGE] and ok[1, T.BLOCK]
     assert not ok[2, T.PARRY] and ok[2, T.BLOCK]
     assert not ok[3, T.MITIGATE] and ok[0, T.MITIGATE]
+    setup, state, _ = fresh(scen, 1)
+    state.mom[:] = 3
     missile = P._allowed(setup, state, np.zeros(1, int), np.zeros(1, np.int64), np.ones(1, bool),
                          np.zeros(1, bool), np.arange(1))
     assert not missile[0, T.PARRY] and missile[0, T.BLOCK]

@@ -51,6 +51,7 @@ class State(BatchState):
     rounds: np.ndarray
     pos: np.ndarray | None = None
     early: np.ndarray | None = None  # (N, C) acts before the opponents this round
+    dist: np.ndarray | None = None  # (N, C, C) cells, cached until somebody moves
 
 
 def _beats(setup: Setup) -> int:

@@ -23,6 +23,11 @@ def challenge(setup, who: np.ndarray, ability: np.ndarray, tn, u: np.ndarray, as
                    setup.tool[who, ability], setup.qmod[who, ability], assist, interfere)
 
 
+def _has_alt(setup, d: int) -> bool:
+    """Whether a defence's Sacrifice row offers an "or" branch under the chosen readings."""
+    return any(v[d, 4] != v[d, 1] for v in setup.defence_rows.values())
+
+
 def harm(setup, state, who: np.ndarray, amount: np.ndarray, rows: np.ndarray, t=None) -> np.ndarray:
     """Damage into Body, the excess into Void; returns who went down. Rows must be distinct targets."""
     r = np.flatnonzero(rows & (amount > 0) & (state.status[np.arange(len(who)), who] == STANDING))
@@ -158,7 +163,7 @@ def defend(setup, state, att, who, rows, damage, mask, missile, magical, mean, u
         p = t.pos
         if has[p]:
             t.line(f"    {t.name(who[p])} defends with {T.DEFENCES[d[p]].upper()} (TN {tn[p]}): "
-                   f"{T.OUTCOMES[eff[p]].upper()}" + (" (takes the costly branch)" if row[p] == 4 else "")
+                   f"{T.OUTCOMES[eff[p]].upper()}" + (" (takes the costly branch)" if row[p] == 4 and _has_alt(setup, d[p]) else "")
                    + (" -> attack nullified" if negated[p] else f" -> {dmg[p]} damage"
                       + (f" ({T.DEFENCES[1]} stacked)" if stacked[p] else "")) + ".")
         else:

@@ -30,7 +30,9 @@ def distances(setup, state) -> np.ndarray | None:
     """(N, C, C) cells between combatants, or None when everyone is engaged."""
     if state.pos is None:
         return None
-    return BF.distances(state.pos, setup.grid.metric)
+    if state.dist is None or len(state.dist) != len(state.pos):
+        state.dist = BF.distances(state.pos, setup.grid.metric)
+    return state.dist
 
 
 def within(setup, state, c: int, reach: np.ndarray | int) -> np.ndarray:
@@ -38,7 +40,7 @@ def within(setup, state, c: int, reach: np.ndarray | int) -> np.ndarray:
     n, C = state.status.shape
     if state.pos is None:
         return np.ones((n, C), dtype=bool)
-    d = BF.distances(state.pos, setup.grid.metric)[:, c, :]
+    d = distances(setup, state)[:, c, :]
     return d <= np.reshape(reach, (-1, 1))
 
 
@@ -48,7 +50,7 @@ def nearest_enemy(setup, state, c: int) -> np.ndarray:
     foes = (state.status == STANDING) & setup.enemy[c][None, :]
     if state.pos is None:
         return np.where(foes.any(axis=1), 1, 999)
-    d = BF.distances(state.pos, setup.grid.metric)[:, c, :]
+    d = distances(setup, state)[:, c, :]
     return np.where(foes, d, 999).min(axis=1)
 
 
@@ -56,19 +58,30 @@ def open_square(setup, state, who: np.ndarray) -> np.ndarray:
     """(N,) whether combatant who[n] has a free neighbouring cell (Dodge's requirement)."""
     if state.pos is None:
         return np.ones(len(who), dtype=bool)
-    free = BF.free_neighbours(state.pos, state.status == STANDING, setup.grid)  # (N, C, 8)
-    return free[np.arange(len(who)), who].any(axis=1)
+    return _free(setup, state, who).any(axis=1)
+
+
+def _free(setup, state, who: np.ndarray) -> np.ndarray:
+    """(N, 8) free cells around who[n] (only the defender's neighbourhood is computed)."""
+    rows = np.arange(len(who))
+    cells = state.pos[rows, who][:, None, :] + BF.NEIGHBOURS[None]
+    g = setup.grid
+    inside = (cells[..., 0] >= 0) & (cells[..., 0] < g.width) & (cells[..., 1] >= 0) & (cells[..., 1] < g.height)
+    standing = state.status == STANDING
+    same = (cells[:, :, None, 0] == state.pos[:, None, :, 0]) & (cells[:, :, None, 1] == state.pos[:, None, :, 1])
+    return inside & ~(same & standing[:, None, :]).any(axis=2)
 
 
 def dodge_step(setup, state, who: np.ndarray, rows: np.ndarray, noise: np.ndarray) -> None:
     """Move who[n] to a free neighbouring cell (the first by noise) where rows[n]."""
     if state.pos is None or not rows.any():
         return
-    free = BF.free_neighbours(state.pos, state.status == STANDING, setup.grid)[np.arange(len(who)), who]
+    free = _free(setup, state, who)
     pick = np.where(free, noise[:, :8], -1.0).argmax(axis=1)
     ok = rows & free.any(axis=1)
     r = np.flatnonzero(ok)
     state.pos[r, who[r]] += BF.NEIGHBOURS[pick[r]].astype(np.int16)
+    state.dist = None
 
 
 def approach(setup, state, movers: np.ndarray, target: np.ndarray, allowance: np.ndarray,
@@ -79,4 +92,5 @@ def approach(setup, state, movers: np.ndarray, target: np.ndarray, allowance: np
     pos, moved = BF.step_toward(state.pos, setup.grid, movers, target, allowance, state.status == STANDING,
                                 stop_within, setup.grid.metric)
     state.pos = pos.astype(np.int16)
+    state.dist = None
     return moved
