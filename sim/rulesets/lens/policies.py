@@ -82,8 +82,8 @@ def decide(setup, state, c: int, acting: np.ndarray) -> tuple[np.ndarray, np.nda
     action = np.full(n, HOLD, dtype=np.int8)
     attack = TAG_ATTACK if p["tags"][c] > 0 else ATTACK
     choice = np.select(
-        [heal, disarmed & setup.has_weapon[c] & ~cast, cast, weapon_ok & in_reach, hurt, foes.any(axis=1)],
-        [USE, USE, CAST, attack, HOLD, MOVE], default=HOLD)
+        [heal, hurt, disarmed & setup.has_weapon[c] & ~cast, cast, weapon_ok & in_reach, foes.any(axis=1)],
+        [USE, HOLD, USE, CAST, attack, MOVE], default=HOLD)
     action = np.where(wants, choice, action).astype(np.int8)
     target = np.full(n, setup.policies[c].target, dtype=np.int8)
     if c in setup.scripted:

@@ -142,6 +142,7 @@ class TagTable:
         for i, (name, row) in enumerate(tags.items()):
             if row["inflicts"]:
                 self.inflicts[i, CONDITIONS.index(row["inflicts"])] = 1
+        self.inflicting_mask = sum(self.bit[n] for n, r in tags.items() if r["inflicts"])
         self.armor_piercing_mask = sum(self.bit[n] for n, r in tags.items() if r["ignores_armor"])
         self.removable = [n for n in self.names if n not in UNREMOVABLE_TAGS and tags[n]["inflicts"]]
 
@@ -150,7 +151,10 @@ class TagTable:
 
     def conditions(self, mask: np.ndarray) -> np.ndarray:
         """(…, 4) bool: conditions inflicted by the tags in `mask`."""
-        bits = (np.asarray(mask)[..., None] >> np.arange(len(self.names))) & 1
+        mask = np.asarray(mask)
+        if not self.inflicts.any() or not (mask & self.inflicting_mask).any():
+            return np.zeros(mask.shape + (len(CONDITIONS),), dtype=bool)
+        bits = (mask[..., None] >> np.arange(len(self.names))) & 1
         return (bits.astype(np.int16) @ self.inflicts) > 0
 
     def drop_one(self, mask: np.ndarray) -> np.ndarray:
