@@ -139,3 +139,29 @@ def test_check_rejects_monster_abilities_and_unknown_tags():
     base["sides"]["b"]["combatants"][0]["abilities"] = {"weapon_use": {"training": "novice"}}
     with pytest.raises(ScenarioError, match="monsters never roll"):
         load_scenario(base)
+
+
+def test_interfere_lowers_the_enemy_characters_hit_rate():
+    import yaml
+    data = yaml.safe_load(Path("scenarios/lens/greatsword_vs_dagger.yaml").read_text())
+    heckler = {"name": "Heckler", "body": 10, "talent": 6, "defense": 8,
+               "abilities": {"weapon_use": {"talent": 6, "training": "novice"}},
+               "weapons": [{"name": "sling", "size": "tiny", "missile": True, "range": 60}]}
+    data["sides"]["dagger"]["combatants"].append(heckler)
+    rates, spent = [], []
+    for interfere in (False, True):
+        heckler["policy"] = {"family": "support", "assist": False, "interfere": interfere, "support_keep": 0}
+        r = run(data, n=3000, seed=5)
+        brute = r.combatants[r.combatants["combatant"] == "Brute with crude greatsword"]
+        rates.append(brute["hits"].sum() / brute["attacks"].sum())
+        heckler_rows = r.combatants[r.combatants["combatant"] == "Heckler"]
+        spent.append(heckler_rows["momentum_spent"].mean())
+    assert rates[1] < rates[0] - 0.03, rates
+    assert spent[1] > spent[0] + 0.5, spent
+
+
+def test_docs_name_every_rule_option_and_policy_parameter():
+    from sim.rulesets.lens import schema as S
+    text = Path("docs/rules/lens.md").read_text()
+    for name in list(S.RULE_OPTIONS) + list(S.POLICY_FIELDS) + list(S.OBSERVATIONS):
+        assert f"`{name}`" in text, name

@@ -156,7 +156,7 @@ def _monster_phase(setup: Setup, state: State, batch, lost: np.ndarray, surprise
     noise = batch.uniform(max(S, 1), C)
     noise8 = batch.uniform(8)
     rows = batch.chunk_size if batch.crn else n
-    dmg = setup.slot_dice.roll(batch.rng, rows) if S else np.zeros((n, 0), np.int16)
+    dmg = setup.slot_dice.roll(batch.rng, rows) if S else np.zeros((rows, 0), np.int16)
     wdmg = setup.weapon_dice.roll(batch.rng, rows)
     if batch.crn and n != batch.chunk_size:
         dmg, wdmg = dmg[batch.ids], wdmg[batch.ids]
