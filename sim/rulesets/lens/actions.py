@@ -207,8 +207,12 @@ def move(setup, state, c, go, mode, draws, t) -> None:
     _pay(state, go, c, 1)
     state.turn_over[go & (moved[:, c] == 0), c] = True
     if t is not None and go[t.pos]:
-        t.line(f"  {t.name(c)} moves {tuple(before[t.pos])} -> {tuple(state.pos[t.pos, c])} "
+        t.line(f"  {t.name(c)} moves {_cell(before[t.pos])} -> {_cell(state.pos[t.pos, c])} "
                f"({moved[t.pos, c]} cells, 1 Momentum).")
+
+
+def _cell(p) -> str:
+    return f"({int(p[0])}, {int(p[1])})"
 
 
 def beat(setup, state, c: int, acting: np.ndarray, draws, t) -> None:

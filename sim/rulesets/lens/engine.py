@@ -164,7 +164,7 @@ def _monster_phase(setup: Setup, state: State, batch, lost: np.ndarray, surprise
         return
     aux = {"weapon_damage": wdmg, "noise8": noise8}
     if state.pos is not None:
-        _monsters_close_in(setup, state)
+        _monsters_close_in(setup, state, t)
     ar = np.arange(n)
     for s in range(S):
         m = int(setup.slot_owner[s])
@@ -197,7 +197,7 @@ def _per_round(setup, m):
     return int((setup.slot_owner == m).sum())
 
 
-def _monsters_close_in(setup: Setup, state: State) -> None:
+def _monsters_close_in(setup: Setup, state: State, t=None) -> None:
     """Monsters with nobody in reach walk their speed toward the nearest enemy."""
     n, C = state.status.shape
     standing = state.status == STANDING
@@ -215,7 +215,12 @@ def _monsters_close_in(setup: Setup, state: State) -> None:
         target[:, m] = dist.argmin(axis=1)
         stop[:, m] = max(int(reach.max()), 1)
     if movers.any():
-        space.approach(setup, state, movers, target, np.broadcast_to(setup.speed_cells, (n, C)).copy(), stop)
+        before = state.pos.copy()
+        moved = space.approach(setup, state, movers, target, np.broadcast_to(setup.speed_cells, (n, C)).copy(), stop)
+        if t is not None:
+            for m in np.flatnonzero(movers[t.pos]):
+                t.line(f"  {t.name(m)} moves {actions._cell(before[t.pos, m])} -> "
+                       f"{actions._cell(state.pos[t.pos, m])} ({moved[t.pos, m]} cells).")
 
 
 def step(setup: Setup, state: State, batch) -> None:
