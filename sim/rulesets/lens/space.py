@@ -89,8 +89,12 @@ def approach(setup, state, movers: np.ndarray, target: np.ndarray, allowance: np
     """Move (N, C) movers toward (N, C) targets; returns cells moved (N, C)."""
     if state.pos is None or not movers.any():
         return np.zeros(movers.shape, dtype=np.int32)
-    pos, moved = BF.step_toward(state.pos, setup.grid, movers, target, allowance, state.status == STANDING,
-                                stop_within, setup.grid.metric)
-    state.pos = pos.astype(np.int16)
+    # Only the rows where somebody moves go through the (cell-by-cell) walk.
+    r = np.flatnonzero(movers.any(axis=1))
+    pos, moved_r = BF.step_toward(state.pos[r], setup.grid, movers[r], target[r], allowance[r],
+                                  state.status[r] == STANDING, stop_within[r], setup.grid.metric)
+    state.pos[r] = pos.astype(np.int16)
+    moved = np.zeros(movers.shape, dtype=np.int32)
+    moved[r] = moved_r
     state.dist = None
     return moved
