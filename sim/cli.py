@@ -148,3 +148,4 @@ def rules(ruleset):
 
 if __name__ == "__main__":  # pragma: no cover
     main()
+from sim import cli_analysis  # noqa: E402,F401  (registers sweep, tune, sensitivity, tournament)

@@ -37,6 +37,7 @@ TOP_FIELDS = {
     "armory": Field("any", None, "weapons defined once by name, used by name in any combatant's weapon list"),
     "battlefield": Field("any", None, "the grid, distance rule and starting distance (default: melee contact)"),
     "run": Field("record", {k: f.default for k, f in RUN_FIELDS.items()}, "run settings", fields=RUN_FIELDS),
+    "sweep": Field("any", None, "variants for `skirmish sweep`: {vary: {PATH: VALUES}} (checked by sim/analysis/sweep.py)"),
 }
 
 # Fields the core adds to every ruleset's stat block.
