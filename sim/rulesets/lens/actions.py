@@ -101,14 +101,14 @@ def attack(setup, state, c, go, tagged, mode, draws, t) -> None:
     k = np.where(tagged, np.minimum(want, spare // cost if cost else want), 0).clip(0, 6)
     _pay(state, go, c, 1 + k * cost)
     ab = setup.abilities.index("weapon_use")
-    assist, interfere = helpers(setup, state, c, ab, go, t)
-    eff = resolve.challenge(setup, np.full(len(go), c), np.full(len(go), ab), setup.defense[tgt], u[:, 0:5],
-                            assist, interfere)
     state.attacks[go, c] += 1
     if t is not None and go[t.pos]:
         t.line(f"  {t.name(c)} attacks {t.name(tgt[t.pos])} with {setup.weapon_name[c]} "
                f"({setup.weapon_dice.dice[c]}, {setup.tags.describe(setup.weapon_prefix[c, k[t.pos]])}; "
                f"TN {setup.defense[tgt[t.pos]]}, Momentum {state.mom[t.pos, c]} left)")
+    assist, interfere = helpers(setup, state, c, ab, go, t)
+    eff = resolve.challenge(setup, np.full(len(go), c), np.full(len(go), ab), setup.defense[tgt], u[:, 0:5],
+                            assist, interfere)
     hit = _connects(setup, state, c, eff, go, t, "roll")
     state.hits[hit, c] += 1
     extra = (eff == 3) & ((k < cap) | setup.rules["triumph_tag_over_cap"])
@@ -143,13 +143,13 @@ def cast(setup, state, c, go, mode, draws, t) -> None:
     tgt = np.maximum(tgt, 0)
     _pay(state, go, c, 1)
     school = int(setup.spell_school[c])
-    assist, interfere = helpers(setup, state, c, school, go, t)
     tn = setup.abj_tn[tgt]
-    eff = resolve.challenge(setup, np.full(n, c), np.full(n, school), tn, u[:, 0:5], assist, interfere)
     state.attacks[go, c] += 1
     if t is not None and go[t.pos]:
         t.line(f"  {t.name(c)} casts {setup.spell_name[c]} at {t.name(tgt[t.pos])} ({setup.abilities[school]} vs "
                f"Abjuration {tn[t.pos]})")
+    assist, interfere = helpers(setup, state, c, school, go, t)
+    eff = resolve.challenge(setup, np.full(n, c), np.full(n, school), tn, u[:, 0:5], assist, interfere)
     hit = _connects(setup, state, c, eff, go, t, "school roll")
     state.hits[hit, c] += 1
     resolve.strike(setup, state, np.full(n, c), tgt, hit, draws["spell"][:, c], np.full(n, setup.spell_mask[c]),
