@@ -42,6 +42,10 @@ class Lens:
             pos = next((i for i, r in enumerate(raw) if isinstance(r, dict) and r.get("name") == s["name"]), 0)
             path = f"sides.{side}.combatants[{pos}]"
             _check_one(s, path, known_tags)
+            for tag in c.policy_spec.get("tag_order") or []:
+                if tag not in known_tags:
+                    raise ScenarioError(f"unknown tag '{tag}' in tag_order.{closest(tag, known_tags)}",
+                                        path=f"{path}.policy.tag_order")
 
 
 def _check_one(s: dict, path: str, known_tags: dict) -> None:

@@ -245,6 +245,8 @@ POLICY_FIELDS = {
     "timing": Field("choice", None, "Fluid and Off-Balance choice each round: act before or after the "
                     "opponents, or auto (before while Body >= half, else after)", choices=TIMINGS + (None,)),
     "tags": Field("int", 0, "Tag actions per attack (up to the training cap)", min=0, max=5),
+    "tag_order": Field("list", [], "weapon tags to attach first, in order (default: tags that inflict a "
+                       "condition or pierce armour, then the rest)", item=Field("str"), check=_upper_tags),
     "take_sacrifice": Field("bool", True, "take a Sacrifice's costly success (hit for 1 more Momentum; blocked "
                             "but locked; dodged but HAMSTRUNG ...)"),
     "mitigate": Field("choice", "damage", "on a Mitigate Success: reduce damage, or remove a tag (when the "

@@ -145,7 +145,7 @@ def build(scenario) -> Setup:
     wdice = [weapon_dice(w) for w in weapons]
     prefix = np.zeros((C, 7), np.int64)
     for i, w in enumerate(weapons):
-        order = _tag_order(w["tags"] if w else [], tags)
+        order = _tag_order(w["tags"] if w else [], tags, cs[i].policy_spec.get("tag_order") or [])
         for k in range(7):
             prefix[i, k] = tags.mask(order[:k])
     spells = [s["spells"][0] if s["kind"] == "character" and s["spells"] else None for s in st]
@@ -194,7 +194,7 @@ def build(scenario) -> Setup:
 
     policies = [c.policy for c in cs]
     params = [family_params({**c.policy_spec}) for c in cs]
-    pol = {k: np.array([p[k] for p in params]) for k in params[0]}
+    pol = {k: np.array([p[k] for p in params]) for k in params[0] if k != "tag_order"}
     pol["defend"] = np.array([S.DEFENDS.index(p["defend"]) for p in params], np.int8)
     pol["timing"] = np.array([S.TIMINGS.index(p["timing"]) for p in params], np.int8)
     pol["mitigate_tag"] = np.array([p["mitigate"] == "tag" for p in params])
@@ -244,7 +244,10 @@ def _probs(variant, talent, training, tn, tool, mod):
     return CH.outcome_probs(int(talent), int(training), int(tn), variant, int(tool), int(mod))
 
 
-def _tag_order(names: list[str], tags: T.TagTable) -> list[str]:
-    """Tags worth attaching first: those that inflict a condition or pierce armour."""
-    useful = [n for n in names if tags.inflicts[tags.names.index(n)].any() or tags.bit[n] & tags.armor_piercing_mask]
-    return useful + [n for n in names if n not in useful]
+def _tag_order(names: list[str], tags: T.TagTable, preferred: list[str]) -> list[str]:
+    """The order Tag actions attach the weapon's tags: the policy's `tag_order` first, then
+    tags that inflict a condition or pierce armour, then the rest as the weapon lists them."""
+    first = [n for n in preferred if n in names]
+    useful = [n for n in names if n not in first and (tags.inflicts[tags.names.index(n)].any()
+                                                      or tags.bit[n] & tags.armor_piercing_mask)]
+    return first + useful + [n for n in names if n not in first and n not in useful]
