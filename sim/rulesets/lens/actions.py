@@ -200,7 +200,8 @@ def move(setup, state, c, go, mode, draws, t) -> None:
     movers[:, c] = go
     target = np.full((n, C), -1, np.int64)
     target[:, c] = tgt
-    reach = setup.spell_range[c] if setup.pol["cast"][c] and setup.has_spell[c] else setup.weapon_reach[c]
+    casts = (setup.pol["cast"][c] or not setup.has_weapon[c]) and setup.has_spell[c]
+    reach = setup.spell_range[c] if casts else setup.weapon_reach[c]
     before = state.pos[:, c].copy() if t is not None else None
     moved = space.approach(setup, state, movers, target, np.broadcast_to(setup.speed_cells, (n, C)).copy(),
                            np.full((n, C), max(int(reach), 1)))

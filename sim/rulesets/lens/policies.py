@@ -71,12 +71,15 @@ def decide(setup, state, c: int, acting: np.ndarray) -> tuple[np.ndarray, np.nda
     threat_left = state.early[:, c] | (setup.enemy[c] & setup.is_char).any()
     spare = state.mom[:, c] - np.where(threat_left, p["hold"][c], 0)
     frac = state.body[:, c] / setup.body[c]
-    wants = acting & (spare >= 1) & (p["act"][c] | alone)
     foes = standing & setup.enemy[c][None, :]
     in_reach = (space.within(setup, state, c, setup.weapon_reach[c]) & foes).any(axis=1)
     disarmed = state.cond[:, c, T.DISARMED]
     heal = (state.items_left[:, c] > 0) & (frac < p["heal_below"][c])
-    cast = p["cast"][c] & setup.has_spell[c] & (space.within(setup, state, c, setup.spell_range[c]) & foes).any(axis=1)
+    # "TINY items require 0 momentum": usable even with nothing to spare.
+    wants = acting & ((spare >= 1) | (heal & (setup.item_cost[c] == 0))) & (p["act"][c] | alone)
+    # A character whose only attack is a spell casts it whatever its family.
+    casts = (p["cast"][c] | ~setup.has_weapon[c]) & setup.has_spell[c]
+    cast = casts & (space.within(setup, state, c, setup.spell_range[c]) & foes).any(axis=1)
     weapon_ok = setup.has_weapon[c] & ~(state.cond[:, c] & setup.cond_no_weapon[None, :]).any(axis=1)
     hurt = frac < p["recover_below"][c]
     action = np.full(n, HOLD, dtype=np.int8)
