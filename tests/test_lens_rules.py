@@ -170,3 +170,15 @@ def test_unspent_momentum_becomes_recovery():
     state.mom[0, 0] = 3
     engine._end_round(setup, state, state.mom.copy(), None)
     assert state.body[0, 0] == 20 and state.recovered[0, 0] == 2
+
+
+def test_initiative_brackets_follow_the_exact_challenge_probabilities():
+    from sim.rulesets.lens.challenge import outcome_probs
+    scen = scenario()
+    setup, state, _ = fresh(scen, 100_000)
+    assert setup.abilities[setup.init_ability[0]] == "weapon_use"  # all equal: the first best
+    assert setup.init_tn[0] == 4  # the Beast's Initiative
+    freq = np.bincount(state.bracket[:, 0], minlength=4) / 100_000
+    p = np.array(outcome_probs(8, 8, 4))
+    assert np.all(np.abs(freq - p) <= 4 * np.sqrt(p * (1 - p) / 100_000))
+    assert (state.bracket[:, 1] == -1).all()  # monsters have no bracket
