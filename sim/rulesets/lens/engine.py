@@ -98,9 +98,14 @@ def _draws(setup, batch, n, C):
         rows = batch.chunk_size if batch.crn else n
         out = table.roll(batch.rng, rows)
         return out[batch.ids] if batch.crn and n != batch.chunk_size else out
-    return {"u": batch.uniform(C, 20), "noise": batch.uniform(C, C), "weapon": dice(setup.weapon_dice),
+    # A character's blow on a character is defended (and may be riposted) with this beat's
+    # draws; against monsters only the attack roll's five uniforms are needed.
+    pvp = setup.extra["pvp"]
+    weapon = dice(setup.weapon_dice)
+    return {"u": batch.uniform(C, 20 if pvp else 5), "noise": batch.uniform(C, C), "weapon": weapon,
             "spell": dice(setup.spell_dice), "item": dice(setup.item_dice),
-            "aux": {"weapon_damage": dice(setup.weapon_dice), "noise8": batch.uniform(8)}}
+            "aux": {"weapon_damage": dice(setup.weapon_dice) if pvp else weapon,
+                    "noise8": batch.uniform(8) if pvp else None}}
 
 
 def _start_round(setup: Setup, state: State, surprised_chars: bool, t) -> np.ndarray:

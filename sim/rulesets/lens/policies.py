@@ -96,7 +96,7 @@ def decide(setup, state, c: int, acting: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def defence_values(setup, state, who: np.ndarray, tn: np.ndarray, mean: np.ndarray, mask: np.ndarray,
-                   missile: np.ndarray, magical: np.ndarray) -> np.ndarray:
+                   missile: np.ndarray, magical: np.ndarray, live: np.ndarray | None = None) -> np.ndarray:
     """(N, 5) expected damage each defence saves (minus its Momentum), -inf where not allowed.
 
     Probabilities are exact (precomputed per character, defence and TN); the defender
@@ -118,14 +118,14 @@ def defence_values(setup, state, who: np.ndarray, tn: np.ndarray, mean: np.ndarr
     saved[:, M] = (pg[:, M] + pt[:, M] + alt_cut) * cut - pb[:, M] * ar
     mv = setup.pol["momentum_value"][who][:, None]
     saved = saved - T.ACTIVE[None, :] * mv * (1 + pb)
-    allowed = _allowed(setup, state, who, mask, missile, magical, rows)
+    allowed = _allowed(setup, state, who, mask, missile, magical, rows, live)
     defend = setup.pol["defend"][who]
     active_ok = (defend == ALWAYS) | ((defend == BIG_HITS) & (mean >= setup.pol["big_hit"][who]))
     allowed[:, T.ACTIVE] &= active_ok[:, None]
     return np.where(allowed & (saved > 0), saved, -np.inf)
 
 
-def _allowed(setup, state, who, mask, missile, magical, rows) -> np.ndarray:
+def _allowed(setup, state, who, mask, missile, magical, rows, live=None) -> np.ndarray:
     cond = state.cond[rows, who]  # (N, 4)
     mom = state.mom[rows, who] >= 1
     defeated = (mask[:, None] & setup.tags.defeat_mask[None, :]) != 0
@@ -133,14 +133,18 @@ def _allowed(setup, state, who, mask, missile, magical, rows) -> np.ndarray:
     ok[:, T.ABJURE] = magical
     ok[:, T.MITIGATE] = setup.armor[who] > 0
     ok[:, T.BLOCK] = setup.shield[who] & ~state.locked[rows, who] & mom
-    ok[:, T.DODGE] = mom & ~(cond & setup.cond_no_dodge[None, :]).any(axis=1) & space.open_square(setup, state, who)
+    dodge = mom & ~(cond & setup.cond_no_dodge[None, :]).any(axis=1) & setup.is_char[who] & \
+        ((mask & setup.tags.defeat_mask[T.DODGE]) == 0)
+    if live is not None:
+        dodge &= live
+    ok[:, T.DODGE] = space.open_square(setup, state, who, dodge)
     ok[:, T.PARRY] = (mom & setup.has_weapon[who] & ~missile
                       & ~(cond & (setup.cond_no_parry | setup.cond_no_weapon)[None, :]).any(axis=1))
     return ok & ~defeated & setup.is_char[who][:, None]
 
 
-def choose_defence(setup, state, who, tn, mean, mask, missile, magical) -> np.ndarray:
-    """(N,) the defence with the largest expected saving, -1 for none."""
-    v = defence_values(setup, state, who, tn, mean, mask, missile, magical)
+def choose_defence(setup, state, who, tn, mean, mask, missile, magical, live=None) -> np.ndarray:
+    """(N,) the defence with the largest expected saving, -1 for none (`live`: rows with a blow)."""
+    v = defence_values(setup, state, who, tn, mean, mask, missile, magical, live)
     best = v.argmax(axis=1)
     return np.where(np.isfinite(v.max(axis=1)), best, -1)

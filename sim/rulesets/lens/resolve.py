@@ -120,7 +120,7 @@ def defend(setup, state, att, who, rows, damage, mask, missile, magical, mean, u
     if choice is not None:
         d = np.asarray(choice)
     elif defendable:
-        d = P.choose_defence(setup, state, who, tn, mean, mask, missile, magical)
+        d = P.choose_defence(setup, state, who, tn, mean, mask, missile, magical, rows)
     else:
         d = np.full(n, -1)
     d = np.where(rows, d, -1)

@@ -236,7 +236,9 @@ def build(scenario) -> Setup:
         cond_no_weapon=cl("no_weapon_attack"), cond_no_dodge=cl("no_dodge"), cond_lasting=cl("until_rearmed"),
         pol=pol, policies=policies, scripted=[i for i, p in enumerate(policies) if p.rules],
         uses_focus=any(p.target == FOCUS or any(r.target == FOCUS for r in p.rules) for p in policies),
-        rules=rules, grid=grid, extra={"scenario": scenario},
+        rules=rules, grid=grid,
+        extra={"scenario": scenario,
+               "pvp": bool((is_char[:, None] & is_char[None, :] & (side[:, None] != side[None, :])).any())},
     )
 
 

@@ -54,21 +54,28 @@ def nearest_enemy(setup, state, c: int) -> np.ndarray:
     return np.where(foes, d, 999).min(axis=1)
 
 
-def open_square(setup, state, who: np.ndarray) -> np.ndarray:
-    """(N,) whether combatant who[n] has a free neighbouring cell (Dodge's requirement)."""
+def open_square(setup, state, who: np.ndarray, need: np.ndarray | None = None) -> np.ndarray:
+    """(N,) whether combatant who[n] has a free neighbouring cell (Dodge's requirement).
+
+    Only rows in `need` are looked at (the others come back False), which keeps the
+    neighbourhood search to the blows that could be dodged at all."""
     if state.pos is None:
-        return np.ones(len(who), dtype=bool)
-    return _free(setup, state, who).any(axis=1)
+        return np.ones(len(who), dtype=bool) if need is None else need.copy()
+    r = np.arange(len(who)) if need is None else np.flatnonzero(need)
+    out = np.zeros(len(who), dtype=bool)
+    if len(r):
+        out[r] = _free(setup, state, who[r], r).any(axis=1)
+    return out
 
 
-def _free(setup, state, who: np.ndarray) -> np.ndarray:
-    """(N, 8) free cells around who[n] (only the defender's neighbourhood is computed)."""
-    rows = np.arange(len(who))
-    cells = state.pos[rows, who][:, None, :] + BF.NEIGHBOURS[None]
+def _free(setup, state, who: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """(K, 8) free cells around who[k] in state row rows[k]."""
+    pos = state.pos[rows]
+    cells = pos[np.arange(len(rows)), who][:, None, :] + BF.NEIGHBOURS[None]
     g = setup.grid
     inside = (cells[..., 0] >= 0) & (cells[..., 0] < g.width) & (cells[..., 1] >= 0) & (cells[..., 1] < g.height)
-    standing = state.status == STANDING
-    same = (cells[:, :, None, 0] == state.pos[:, None, :, 0]) & (cells[:, :, None, 1] == state.pos[:, None, :, 1])
+    standing = state.status[rows] == STANDING
+    same = (cells[:, :, None, 0] == pos[:, None, :, 0]) & (cells[:, :, None, 1] == pos[:, None, :, 1])
     return inside & ~(same & standing[:, None, :]).any(axis=2)
 
 
@@ -76,11 +83,12 @@ def dodge_step(setup, state, who: np.ndarray, rows: np.ndarray, noise: np.ndarra
     """Move who[n] to a free neighbouring cell (the first by noise) where rows[n]."""
     if state.pos is None or not rows.any():
         return
-    free = _free(setup, state, who)
-    pick = np.where(free, noise[:, :8], -1.0).argmax(axis=1)
-    ok = rows & free.any(axis=1)
-    r = np.flatnonzero(ok)
-    state.pos[r, who[r]] += BF.NEIGHBOURS[pick[r]].astype(np.int16)
+    r = np.flatnonzero(rows)
+    free = _free(setup, state, who[r], r)
+    pick = np.where(free, noise[r, :8], -1.0).argmax(axis=1)
+    ok = free.any(axis=1)
+    r, pick = r[ok], pick[ok]
+    state.pos[r, who[r]] += BF.NEIGHBOURS[pick].astype(np.int16)
     state.dist = None
 
 
