@@ -165,3 +165,13 @@ def test_docs_name_every_rule_option_and_policy_parameter():
     text = Path("docs/rules/lens.md").read_text()
     for name in list(S.RULE_OPTIONS) + list(S.POLICY_FIELDS) + list(S.OBSERVATIONS):
         assert f"`{name}`" in text, name
+
+
+def test_defence_list_restricts_the_choice():
+    r = run(BRUTE, n=2000, seed=6, overrides={"sides.party.policy": {"family": "hold_for_defence",
+                                                                      "defences": ["mitigate"]}})
+    full = run(BRUTE, n=2000, seed=6, overrides={"sides.party.policy": {"family": "hold_for_defence"}})
+    # Only Mitigate, which is passive: the Scout (no armour) never defends; Momentum goes elsewhere.
+    scout = r.combatants[r.combatants["combatant"] == "Scout"]
+    assert scout["defences_used"].sum() == 0
+    assert full.combatants[full.combatants["combatant"] == "Scout"]["defences_used"].sum() > 0

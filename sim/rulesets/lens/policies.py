@@ -140,7 +140,7 @@ def _allowed(setup, state, who, mask, missile, magical, rows, live=None) -> np.n
     ok[:, T.DODGE] = space.open_square(setup, state, who, dodge)
     ok[:, T.PARRY] = (mom & setup.has_weapon[who] & ~missile
                       & ~(cond & (setup.cond_no_parry | setup.cond_no_weapon)[None, :]).any(axis=1))
-    return ok & ~defeated & setup.is_char[who][:, None]
+    return ok & ~defeated & setup.is_char[who][:, None] & setup.pol["defences"][who]
 
 
 def choose_defence(setup, state, who, tn, mean, mask, missile, magical, live=None) -> np.ndarray:

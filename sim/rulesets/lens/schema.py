@@ -245,6 +245,8 @@ POLICY_FIELDS = {
     "timing": Field("choice", None, "Fluid and Off-Balance choice each round: act before or after the "
                     "opponents, or auto (before while Body >= half, else after)", choices=TIMINGS + (None,)),
     "tags": Field("int", 0, "Tag actions per attack (up to the training cap)", min=0, max=5),
+    "defences": Field("list", list(T.DEFENCES), "the defences it will use (default all five, the best expected "
+                      "saving chosen against each attack given its tags)", item=Field("choice", choices=T.DEFENCES)),
     "tag_order": Field("list", [], "weapon tags to attach first, in order (default: tags that inflict a "
                        "condition or pierce armour, then the rest)", item=Field("str"), check=_upper_tags),
     "take_sacrifice": Field("bool", True, "take a Sacrifice's costly success (hit for 1 more Momentum; blocked "

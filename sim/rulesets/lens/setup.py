@@ -194,7 +194,8 @@ def build(scenario) -> Setup:
 
     policies = [c.policy for c in cs]
     params = [family_params({**c.policy_spec}) for c in cs]
-    pol = {k: np.array([p[k] for p in params]) for k in params[0] if k != "tag_order"}
+    pol = {k: np.array([p[k] for p in params]) for k in params[0] if k not in ("tag_order", "defences")}
+    pol["defences"] = np.array([[d in p["defences"] for d in T.DEFENCES] for p in params])
     pol["defend"] = np.array([S.DEFENDS.index(p["defend"]) for p in params], np.int8)
     pol["timing"] = np.array([S.TIMINGS.index(p["timing"]) for p in params], np.int8)
     pol["mitigate_tag"] = np.array([p["mitigate"] == "tag" for p in params])
