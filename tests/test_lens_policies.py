@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-import sim
 from sim.cli import main
 from sim.runner import run
 from sim.trace import trace

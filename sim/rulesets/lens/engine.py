@@ -9,7 +9,6 @@ variants of a scenario stay on common random numbers.
 """
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -170,7 +169,6 @@ def _monster_phase(setup: Setup, state: State, batch, lost: np.ndarray, surprise
     aux = {"weapon_damage": wdmg, "noise8": noise8}
     if state.pos is not None:
         _monsters_close_in(setup, state, t)
-    ar = np.arange(n)
     for s in range(S):
         m = int(setup.slot_owner[s])
         standing = state.status == STANDING
@@ -195,7 +193,6 @@ def _monster_phase(setup: Setup, state: State, batch, lost: np.ndarray, surprise
                            np.full(n, setup.slot_mask[s]), setup.slot_missile[s], setup.slot_magical[s],
                            setup.slot_mean[s], um[:, s], aux, t)
         state.hits[go & (d > 0), m] += 1
-    del ar
 
 
 def _per_round(setup, m):
