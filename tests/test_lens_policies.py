@@ -150,7 +150,7 @@ def test_interfere_lowers_the_enemy_characters_hit_rate():
     rates, spent = [], []
     for interfere in (False, True):
         heckler["policy"] = {"family": "support", "assist": False, "interfere": interfere, "support_keep": 0}
-        r = run(data, n=3000, seed=5)
+        r = run(data, n=1500, seed=5, max_rounds=12)
         brute = r.combatants[r.combatants["combatant"] == "Brute with crude greatsword"]
         rates.append(brute["hits"].sum() / brute["attacks"].sum())
         heckler_rows = r.combatants[r.combatants["combatant"] == "Heckler"]
