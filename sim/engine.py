@@ -57,6 +57,12 @@ class Batch:
         return t if t is not None and t.pos is not None else None
 
 
+# Finished rows are recorded at once but only dropped from the arrays when they make up
+# this share of the batch: copying every state array each round costs more than
+# playing a few finished rows along (their results are already recorded and ignored).
+COMPACT_SHARE = 0.3
+
+
 def run_chunk(ruleset, setup, rng: np.random.Generator, size: int, max_rounds: int,
               crn: bool = False, tracer: Tracer | None = None) -> Outcome:
     """Play `size` skirmishes to the end (or max_rounds) and return their outcomes in order."""
@@ -65,19 +71,28 @@ def run_chunk(ruleset, setup, rng: np.random.Generator, size: int, max_rounds: i
         tracer.locate(batch.ids)
     state = ruleset.init(setup, batch)
     results: list[tuple[np.ndarray, Outcome]] = []
+    done = np.zeros(size, dtype=bool)
     for rnd in range(1, max_rounds + 1):
         if batch.size == 0:
             break
         batch.round = rnd
         ruleset.step(setup, state, batch)
-        over = ruleset.is_over(setup, state)
-        if over.any():
-            done_rows = np.flatnonzero(over)
-            results.append((batch.ids[done_rows], _take_outcome(ruleset, setup, state, done_rows)))
-            live = ~over
-            state.take(live)
-            batch.keep(live)
-    if batch.size:
+        newly = ruleset.is_over(setup, state) & ~done
+        if newly.any():
+            rows = np.flatnonzero(newly)
+            results.append((batch.ids[rows], _take_outcome(ruleset, setup, state, rows)))
+            done |= newly
+            if tracer is not None and tracer.pos is not None and done[tracer.pos]:
+                tracer.pos = None
+            if done.all() or done.mean() >= COMPACT_SHARE:
+                live = ~done
+                state.take(live)
+                batch.keep(live)
+                done = done[live]
+    live = ~done
+    if live.any():
+        state.take(live)
+        batch.keep(live)
         out = ruleset.outcome(setup, state)
         out.winner = np.full(batch.size, UNFINISHED, dtype=out.winner.dtype)
         if tracer is not None and tracer.pos is not None:

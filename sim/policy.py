@@ -31,7 +31,7 @@ import numpy as np
 from sim.errors import ScenarioError, closest
 from sim.schema import Field
 
-TARGET_MODES = ("random", "weakest", "strongest", "focus")
+TARGET_MODES = ("random", "weakest", "strongest", "focus", "nearest")
 
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
@@ -175,7 +175,7 @@ def compile_policy(spec: dict, actions: tuple[str, ...], observations: dict[str,
 
 
 def choose_targets(modes: np.ndarray, candidates: np.ndarray, health: np.ndarray,
-                   focus: np.ndarray | None, noise: np.ndarray) -> np.ndarray:
+                   focus: np.ndarray | None, noise: np.ndarray, distance: np.ndarray | None = None) -> np.ndarray:
     """Pick a target column per attack slot, vectorised.
 
     modes: (n, slots) target mode codes; candidates: (n, slots, C) who may be attacked;
@@ -185,14 +185,19 @@ def choose_targets(modes: np.ndarray, candidates: np.ndarray, health: np.ndarray
     """
     # Random choice and tie-breaks share one draw so results do not depend on which
     # modes are in play (common random numbers across policy variants).
-    score = np.where(candidates, noise, -1.0)
-    chosen = score.argmax(axis=2)
+    chosen = np.where(candidates, noise, -1.0).argmax(axis=2)
+    # argmax lands on a non-candidate only where there is none: the score there is -1.
+    valid = np.take_along_axis(candidates, chosen[..., None], axis=2)[..., 0]
     if (modes == 1).any() or (modes == 2).any():
         h = health[:, None, :] + noise * 0.5  # noise < 1 only breaks ties between equal health
         weakest = np.where(candidates, h, np.inf).argmin(axis=2)
         strongest = np.where(candidates, h, -np.inf).argmax(axis=2)
         chosen = np.where(modes == 1, weakest, np.where(modes == 2, strongest, chosen))
+    if distance is not None and (modes == 4).any():
+        distance = np.broadcast_to(distance, candidates.shape)
+        nearest = np.where(candidates, distance + noise * 0.5, np.inf).argmin(axis=2)
+        chosen = np.where(modes == 4, nearest, chosen)
     if focus is not None and (modes == 3).any():
         ok = (focus >= 0) & np.take_along_axis(candidates, np.maximum(focus, 0)[..., None], axis=2)[..., 0]
         chosen = np.where((modes == 3) & ok, focus, chosen)
-    return np.where(candidates.any(axis=2), chosen, -1)
+    return np.where(valid, chosen, -1)

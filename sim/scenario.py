@@ -14,6 +14,7 @@ import yaml
 
 from sim import rulesets
 from sim.errors import ScenarioError, closest
+from sim.formations import BATTLEFIELD_FIELDS, FORMATIONS
 from sim.policy import Policy, compile_policy, policy_schema
 from sim.schema import Field, validate, validate_record
 
@@ -32,6 +33,7 @@ TOP_FIELDS = {
     "ruleset": Field("choice", doc="which rule system plays the fight", choices=rulesets.names()),
     "rules": Field("any", {}, "rule options of the ruleset; every option has a documented default"),
     "sides": Field("any", doc="the sides, by name, each with its combatants and policy"),
+    "battlefield": Field("any", None, "the grid, distance rule and starting distance (default: melee contact)"),
     "run": Field("record", {k: f.default for k, f in RUN_FIELDS.items()}, "run settings", fields=RUN_FIELDS),
 }
 
@@ -40,7 +42,15 @@ CORE_COMBATANT_FIELDS = {
     "name": Field("str", doc="the combatant's name; copies made with `count` get ' 1', ' 2'... appended"),
     "count": Field("int", 1, "how many identical copies fight", min=1, max=MAX_COMBATANTS),
     "policy": Field("any", None, "a policy for this combatant alone, overriding its side's"),
+    "position": Field("list", None, "starting cell [x, y] on the battlefield, overriding the side's formation",
+                      item=Field("int", min=0, max=100000), check=lambda v, path: _pair(v, path)),
 }
+
+
+def _pair(value, path):
+    if value is not None and len(value) != 2:
+        raise ScenarioError(f"expected two whole numbers [x, y], got {len(value)}.", path=path)
+    return value
 
 
 @dataclass
@@ -63,6 +73,9 @@ class Scenario:
     data: dict  # the scenario as parsed (after overrides), the source of truth for the hash
     source: str = "<scenario>"
     description: str | None = None
+    battlefield_spec: dict = field(default_factory=dict)
+    formations: list = field(default_factory=list)
+    _layout: object = field(default=None, repr=False)
     _hash: str | None = field(default=None, repr=False)
 
     @property
@@ -75,6 +88,17 @@ class Scenario:
             canonical = json.dumps(self.data, sort_keys=True, default=str, separators=(",", ":"))
             self._hash = hashlib.sha256(canonical.encode()).hexdigest()[:16]
         return self._hash
+
+    @property
+    def layout(self):
+        if self._layout is None:
+            from sim.formations import Layout
+            self._layout = Layout(self)
+        return self._layout
+
+    @property
+    def battlefield(self):
+        return self.layout.grid
 
     def side_of(self) -> list[int]:
         return [c.side for c in self.combatants]
@@ -135,17 +159,22 @@ def build_scenario(data: dict, source: str = "<scenario>") -> Scenario:
                             "{combatants: [...]}.", path="sides")
     side_fields = {
         "policy": Field("any", None, "the side's policy"),
+        "formation": Field("choice", "line", "how the side is drawn up at the start", choices=FORMATIONS),
         "combatants": Field("list", doc="the side's combatants", item=Field("any")),
     }
     stat_fields = {**CORE_COMBATANT_FIELDS, **ruleset.combatant_fields}
     pol_fields = policy_schema(ruleset.policy_fields)
     combatants: list[Combatant] = []
+    formations: list[str] = []
+    battlefield = validate(top["battlefield"] if top["battlefield"] is not None else {},
+                           Field("record", fields=BATTLEFIELD_FIELDS), "battlefield")
     total = 0
     for s, (side_name, side_raw) in enumerate(sides_raw.items()):
         spath = f"sides.{side_name}"
         side = validate_record(side_raw, side_fields, spath)
         if not side["combatants"]:
             raise ScenarioError("has no combatants; list at least one.", path=f"{spath}.combatants")
+        formations.append(side["formation"])
         side_policy = side["policy"] or {}
         for i, raw in enumerate(side["combatants"]):
             cpath = f"{spath}.combatants[{i}]"
@@ -169,7 +198,8 @@ def build_scenario(data: dict, source: str = "<scenario>") -> Scenario:
                             path="sides")
     scen = Scenario(name=top["name"], ruleset_name=top["ruleset"], rules=rules, side_names=list(sides_raw),
                     combatants=combatants, run=top["run"], data=data, source=source,
-                    description=top["description"])
+                    description=top["description"], battlefield_spec=battlefield, formations=formations)
+    scen.layout  # places everyone now so a bad layout is reported at load time
     ruleset.check(scen)
     return scen
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sim import battlefield as bf
 from sim.dice import DiceTable
 from sim.policy import TARGET_MODES, choose_targets
 from sim.rulesets.base import DEAD, DRAW, FLED, STANDING, UNCONSCIOUS, BatchState, Outcome
@@ -18,6 +19,8 @@ from sim.rulesets.gods_and_monsters import schema as S
 
 ATTACK, HOLD, FLEE = (S.ACTIONS.index(a) for a in ("attack", "hold", "flee"))
 FOCUS = TARGET_MODES.index("focus")
+RANDOM, NEAREST = TARGET_MODES.index("random"), TARGET_MODES.index("nearest")
+AUTO, ADVANCE, HOLD_GROUND, KITE, WITHDRAW = range(len(S.MOVES))
 
 
 @dataclass
@@ -50,6 +53,18 @@ class Setup:
     scripted: list[int]  # combatants whose policy has rules
     uses_focus: bool
     rules: dict
+    grid: bf.Grid
+    layout: object
+    slot_reach: np.ndarray  # (A,) cells: melee reach, or range for missile weapons
+    slot_earlier: np.ndarray  # (A, A) float32: [b, a] = b is an earlier weapon of a's owner
+    first_slot: np.ndarray  # (C,) the owner's first slot (its noise row steers movement)
+    max_reach: np.ndarray  # (C,) cells of the longest reach or range
+    move_mode: np.ndarray  # (C,) resolved: advance, hold, kite or withdraw
+    move_cells: np.ndarray  # (C,)
+    kite_cells: np.ndarray  # (C,)
+    may_move: bool
+    static_dist: np.ndarray | None  # (C, C) when nobody can ever need to move, else None
+    has_alternatives: bool  # some combatant carries several weapons
 
 
 @dataclass
@@ -70,6 +85,7 @@ class State(BatchState):
     down_round: np.ndarray
     focus: np.ndarray  # (N, sides) the side's focus target or -1
     rounds: np.ndarray  # (N,)
+    pos: np.ndarray  # (N, C, 2) cells
 
 
 def strength_bonus(strength, table: dict) -> int:
@@ -101,17 +117,32 @@ def build(scenario) -> Setup:
     snap = {"best": np.maximum(willpower, fortitude), "willpower": willpower, "fortitude": fortitude}[
         rules["snap_out_roll"]]
 
-    owners, names, bases, dice, bonuses = [], [], [], [], []
+    grid = scenario.battlefield
+    owners, names, bases, dice, bonuses, reach, choice_group = [], [], [], [], [], [], []
     for i, c in enumerate(cs):
-        entries = c.stats["attacks"] or c.stats["weapons"][:1]
+        # `attacks` are all made every round; `weapons` are alternatives: each round the
+        # first one (in the listed order) that reaches an enemy is used.
+        entries = [(e, -1) for e in c.stats["attacks"]] or [(e, i) for e in c.stats["weapons"]]
         extra = c.stats["damage_bonus"] + strength_bonus(c.stats["strength"], rules["strength_damage_bonus"])
-        for e in entries:
+        for e, group in entries:
             owners.append(i)
             names.append(e["name"])
             bases.append(S.BASE_TARGET + c.stats["combat"] + c.stats["attack"] + e["attack"])
             dice.append(e["damage"])
             bonuses.append(extra)
+            reach.append(grid.cells(e["range"] if e["range"] else e["reach"]))
+            choice_group.append(group)
     slot_owner = np.array(owners, dtype=np.int16)
+    group = np.array(choice_group)
+    idx = np.arange(len(owners))
+    slot_earlier = ((group[:, None] == group[None, :]) & (group[:, None] >= 0)
+                    & (idx[:, None] < idx[None, :])).astype(np.float32)
+    slot_reach = np.array(reach, dtype=np.int32)
+    ranged = np.array([bool(e["range"]) for c in cs for e in (c.stats["attacks"] or c.stats["weapons"])])
+    max_reach = np.array([slot_reach[slot_owner == i].max() for i in range(C)], dtype=np.int32)
+    has_ranged = np.array([ranged[slot_owner == i].any() for i in range(C)])
+    modes = np.array([S.MOVES.index(c.policy.params["move"]) for c in cs], dtype=np.int8)
+    move_mode = np.where(modes == AUTO, np.where(has_ranged, KITE, ADVANCE), modes).astype(np.int8)
     owner_onehot = (slot_owner[:, None] == np.arange(C)[None, :]).astype(np.float32)
     enemy = side[:, None] != side[None, :]
     policies = [c.policy for c in cs]
@@ -128,8 +159,31 @@ def build(scenario) -> Setup:
         default_target=np.array([p.target for p in policies], dtype=np.int8),
         scripted=[i for i, p in enumerate(policies) if p.rules],
         uses_focus=any(p.target == FOCUS or any(r.target == FOCUS for r in p.rules) for p in policies),
-        rules=rules,
+        rules=rules, grid=grid, layout=scenario.layout, slot_reach=slot_reach, slot_earlier=slot_earlier,
+        first_slot=np.array([np.flatnonzero(slot_owner == i)[0] for i in range(C)]),
+        max_reach=max_reach, move_mode=move_mode,
+        move_cells=np.array([grid.cells(c.stats["movement"]) for c in cs], dtype=np.int32),
+        kite_cells=np.array([grid.cells(c.policy.params["kite_distance"]) for c in cs], dtype=np.int32),
+        may_move=bool((move_mode != HOLD_GROUND).any()),
+        has_alternatives=bool(slot_earlier.any()),
+        static_dist=_static_distances(scenario.layout, grid, enemy, max_reach, move_mode),
     )
+
+
+def _static_distances(layout, grid, enemy, max_reach, move_mode):
+    """Distances fixed for the whole fight, or None.
+
+    When every combatant starts with every enemy in reach, nobody kites or withdraws
+    and nobody is scattered at random, no one ever moves (enemies only fall), so the
+    battlefield costs nothing per round: the classic melee scenarios stay as fast as
+    they were before positions existed.
+    """
+    if layout.scatter_sides or ((move_mode == KITE) | (move_mode == WITHDRAW)).any():
+        return None
+    dist = bf.distances(layout.static[None], grid.metric)[0]
+    if (enemy & (dist > max_reach[:, None])).any():
+        return None
+    return dist
 
 
 def init(setup: Setup, batch) -> State:
@@ -145,13 +199,20 @@ def init(setup: Setup, batch) -> State:
                 r, need = int(roll[t.pos, c]), int(setup.surprise_target[c])
                 t.line(f"Surprise: {t.name(c)} ({setup.awareness[c]}) rolls {r} against Perception "
                        f"{need}: {'SURPRISED' if surprised[t.pos, c] else 'not surprised'}.")
-    return State(
+    state = State(
         round=0, status=zeros(np.int8), verve=np.broadcast_to(setup.verve, (n, C)).copy(),
         survival=np.broadcast_to(setup.survival, (n, C)).copy(), injuries=zeros(),
         surprised=surprised, was_surprised=surprised.copy(), attacks=zeros(), hits=zeros(), dealt=zeros(),
         taken=zeros(), last_dealt=zeros(), last_taken=zeros(), down_round=zeros(np.int32),
         focus=np.full((n, setup.n_sides), -1, dtype=np.int16), rounds=np.zeros(n, dtype=np.int32),
+        pos=setup.layout.place(batch),
     )
+    if t:
+        t.line("Starting positions (x, y), 1 cell = "
+               f"{setup.grid.cell_size:g} {setup.grid.unit}: " + ", ".join(
+                   f"{t.name(c)} ({state.pos[t.pos, c, 0]}, {state.pos[t.pos, c, 1]})" for c in range(C)))
+        _trace_map(t, setup, state, np.ones(C, dtype=bool)[None].repeat(batch.size, 0))
+    return state
 
 
 def observe(setup: Setup, state: State, c: int, standing: np.ndarray) -> dict:
@@ -169,7 +230,13 @@ def observe(setup: Setup, state: State, c: int, standing: np.ndarray) -> dict:
         "enemies_standing": standing[:, ~same].sum(axis=1),
         "took_damage": state.last_taken[:, c],
         "dealt_damage": state.last_dealt[:, c],
+        "nearest_enemy": _nearest_enemy_cells(setup, state, standing)[:, c] * setup.grid.cell_size,
     }
+
+
+def _nearest_enemy_cells(setup: Setup, state: State, standing: np.ndarray) -> np.ndarray:
+    dist = bf.distances(state.pos, setup.grid.metric)
+    return np.where(standing[:, None, :] & setup.enemy[None], dist, bf.FAR).min(axis=2)
 
 
 def decide(setup: Setup, state: State, standing: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -249,6 +316,15 @@ def step(setup: Setup, state: State, batch) -> None:
         for c in np.flatnonzero(standing[t.pos] & lost_round[t.pos]):
             t.line(f"{t.name(c)} is surprised and cannot act this round.")
 
+    slot_enemy = setup.enemy[setup.slot_owner]  # (A, C)
+    if setup.static_dist is not None:
+        slot_dist = None
+        reachable = (slot_enemy & (setup.static_dist[setup.slot_owner] <= setup.slot_reach[:, None]))[None]
+    else:
+        dist = _move(setup, state, standing, standing & ~lost_round & (action != HOLD), target_mode, noise, t)
+        slot_dist = dist[:, setup.slot_owner, :]  # (N, A, C) from each slot's owner
+        reachable = slot_enemy[None] & (slot_dist <= setup.slot_reach[None, :, None])
+
     slot_side = setup.side[setup.slot_owner]
     slot_modes = target_mode[:, setup.slot_owner]
     last_taken = np.zeros((n, C), dtype=np.int32)
@@ -259,10 +335,14 @@ def step(setup: Setup, state: State, batch) -> None:
         acting = can_attack[:, setup.slot_owner] & in_phase[None, :]
         if not acting.any():
             continue
-        candidates = standing[:, None, :] & setup.enemy[setup.slot_owner][None, :, :]
+        candidates = standing[:, None, :] & reachable
+        if setup.has_alternatives:
+            # Of a combatant's alternative weapons, only the first that reaches an enemy is used.
+            usable = candidates.any(axis=2)
+            acting &= (usable.astype(np.float32) @ setup.slot_earlier) == 0
         focus = state.focus[:, slot_side] if setup.uses_focus else None
         health = (state.verve + state.survival).astype(np.float32)
-        targets = choose_targets(slot_modes, candidates, health, focus, noise)
+        targets = choose_targets(slot_modes, candidates, health, focus, noise, slot_dist)
         acting &= targets >= 0
         tgt = np.maximum(targets, 0)
         need = (setup.slot_target_base[None, :] - np.take_along_axis(defense, tgt, axis=1)
@@ -292,6 +372,54 @@ def step(setup: Setup, state: State, batch) -> None:
                        None if death_roll is None else death_roll[:, :, 0], rnd, t)
     state.last_dealt, state.last_taken = last_dealt, last_taken
     state.rounds[:] = rnd
+
+
+def _move(setup: Setup, state: State, standing, may_act, target_mode, noise, t) -> np.ndarray:
+    """Movement at the start of the round; returns the (N, C, C) distances after it.
+
+    Combatants with an enemy already in reach stay put (unless kiting or withdrawing);
+    the others close on their target: the nearest enemy under random targeting, else
+    the one their targeting mode picks.
+    """
+    metric = setup.grid.metric
+    dist = bf.distances(state.pos, metric)
+    if not setup.may_move:
+        return dist
+    enemies = standing[:, None, :] & setup.enemy[None]
+    enemy_dist = np.where(enemies, dist, bf.FAR)
+    nearest_d = enemy_dist.min(axis=2)
+    in_reach = nearest_d <= setup.max_reach[None, :]
+    mode = setup.move_mode[None, :]
+    away = may_act & (((mode == KITE) & (nearest_d < setup.kite_cells[None, :])) | (mode == WITHDRAW))
+    close = may_act & ~in_reach & ((mode == ADVANCE) | (mode == KITE)) & ~away & (nearest_d < bf.FAR)
+    if not (close.any() or away.any()):
+        return dist
+    before = state.pos
+    pos = state.pos
+    allowance = np.broadcast_to(setup.move_cells, standing.shape)
+    if close.any():
+        modes = np.where(target_mode == RANDOM, NEAREST, target_mode)
+        focus = state.focus[:, setup.side] if setup.uses_focus else None
+        health = (state.verve + state.survival).astype(np.float32)
+        goal = choose_targets(modes, enemies, health, focus, noise[:, setup.first_slot, :], dist)
+        stop = np.broadcast_to(setup.max_reach, standing.shape)
+        pos, _ = bf.step_toward(pos, setup.grid, close, goal, allowance, standing, stop, metric)
+    if away.any():
+        threat = enemy_dist.argmin(axis=2)
+        pos, _ = bf.step_away(pos, setup.grid, away, threat, allowance, standing, metric)
+    state.pos = pos
+    if t:
+        for c in np.flatnonzero((pos[t.pos] != before[t.pos]).any(axis=1)):
+            t.line(f"{t.name(c)} moves to ({pos[t.pos, c, 0]}, {pos[t.pos, c, 1]}).")
+        _trace_map(t, setup, state, standing)
+    return bf.distances(pos, metric)
+
+
+def _trace_map(t, setup: Setup, state: State, standing) -> None:
+    labels = [n[0].upper() if setup.side[i] == 0 else n[0].lower() for i, n in enumerate(setup.names)]
+    drawing = bf.text_map(state.pos[t.pos], labels, standing[t.pos], setup.grid)
+    if drawing:
+        t.line(drawing)
 
 
 def _update_focus(setup: Setup, state: State, standing: np.ndarray, focus_noise: np.ndarray) -> None:

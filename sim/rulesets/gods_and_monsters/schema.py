@@ -18,6 +18,9 @@ ATTACK_FIELDS = {
     "name": Field("str", doc="what the attack is called in traces"),
     "damage": Field("dice", doc="damage dice, e.g. d8 or 2d4+1"),
     "attack": Field("int", 0, "attack bonus of this weapon alone (magic, quality)", min=-20, max=20),
+    "reach": Field("float", 5, "melee reach in feet (5: the next square; 10: a polearm)", min=1, max=1000),
+    "range": Field("float", None, "range in feet of a missile or thrown weapon; a weapon with a range "
+                   "attacks anyone that far away (ranged combat)", min=1, max=100000),
 }
 
 COMBATANT_FIELDS = {
@@ -36,6 +39,8 @@ COMBATANT_FIELDS = {
     "strength": Field("int", None, "Strength; adds the damage bonus the rule option `strength_damage_bonus` "
                       "gives it (18 gives +4)", min=1, max=100),
     "damage_bonus": Field("int", 0, "damage added to every hit, beside any from strength", min=-50, max=100),
+    "movement": Field("float", 30, "feet moved in a round; \"a character can attack any target who comes "
+                      "within their movement\"", min=0, max=10000),
     "awareness": Field("choice", "aware", "aware combatants are not surprised; unaware and asleep ones roll "
                        "Perception (asleep at -6)", choices=AWARENESS),
     "weapons": Field("list", [], "weapons carried; a combatant without `attacks` makes one attack a round "
@@ -92,7 +97,15 @@ RULE_OPTIONS = {
         item=Field("int", min=-50, max=100)),
 }
 
+MOVES = ("auto", "advance", "hold", "kite", "withdraw")
+
 POLICY_FIELDS = {
+    "move": Field("choice", "auto", "movement each round: advance (close on the target), hold (stay put), kite "
+                  "(keep `kite_distance` from the nearest enemy, shooting from range), withdraw (back away from "
+                  "the nearest enemy); auto advances with melee weapons and kites with ranged ones",
+                  choices=MOVES),
+    "kite_distance": Field("float", 15, "feet a kiting combatant keeps between itself and the nearest enemy",
+                           min=0, max=10000),
     "flee_below": Field("float", 0.0, "flee at the start of a round when verve + survival left is below this "
                         "share of the starting total (0 never flees on that account; the Yeti uses 0.25)",
                         min=0.0, max=1.0),
@@ -113,4 +126,5 @@ OBSERVATIONS = {
     "enemies_standing": "enemies able to fight",
     "took_damage": "damage taken last round",
     "dealt_damage": "damage dealt last round",
+    "nearest_enemy": "distance in feet to the nearest enemy able to fight",
 }

@@ -1,0 +1,249 @@
+"""The battlefield shared by every ruleset: a square grid, positions, distance, movement.
+
+Positions are int16 arrays shaped (skirmishes, combatants, 2) holding (x, y) cells.
+Every helper works on the whole batch at once; movement loops only over combatants and
+over the cells of one move (both small), so two standing combatants never end up in
+one cell. Fallen combatants (unconscious, dead, fled) do not block: callers pass
+`blocking` = standing.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+METRICS = ("chebyshev", "alternating", "manhattan")
+
+# Orthogonal neighbours first, so ties between equally good cells prefer straight steps.
+NEIGHBOURS = np.array([(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)], dtype=np.int16)
+_DIAGONAL = np.array([False] * 4 + [True] * 4)
+
+FAR = 1 << 20  # distance to "no target"
+
+
+@dataclass(frozen=True)
+class Grid:
+    width: int
+    height: int
+    cell_size: float
+    unit: str
+    metric: str = "chebyshev"
+
+    def cells(self, length) -> int:
+        """A length in the ruleset's unit as whole cells (rounded up; anything positive is at least 1)."""
+        if length is None or length <= 0:
+            return 0
+        return max(1, math.ceil(length / self.cell_size - 1e-9))
+
+    def feet(self, cells) -> float:
+        return cells * self.cell_size
+
+
+def _metric(dx, dy, metric: str):
+    dx, dy = np.abs(dx), np.abs(dy)
+    if metric == "chebyshev":
+        return np.maximum(dx, dy)
+    if metric == "manhattan":
+        return dx + dy
+    # 1-2-1: every second diagonal step costs two cells.
+    return np.maximum(dx, dy) + np.minimum(dx, dy) // 2
+
+
+def distances(pos: np.ndarray, metric: str = "chebyshev") -> np.ndarray:
+    """(N, C, C) distances in cells between every pair."""
+    p = pos.astype(np.int32)
+    d = p[:, :, None, :] - p[:, None, :, :]
+    return _metric(d[..., 0], d[..., 1], metric)
+
+
+def distance_to(pos: np.ndarray, target: np.ndarray, metric: str = "chebyshev") -> np.ndarray:
+    """(N, C) distance from each combatant to its target (FAR where target is -1)."""
+    tpos = np.take_along_axis(pos, np.maximum(target, 0)[..., None].astype(np.intp), axis=1)
+    d = (pos.astype(np.int32) - tpos.astype(np.int32))
+    return np.where(target >= 0, _metric(d[..., 0], d[..., 1], metric), FAR)
+
+
+def adjacent(pos: np.ndarray) -> np.ndarray:
+    """(N, C, C): in one of the eight cells around (never oneself)."""
+    return distances(pos, "chebyshev") == 1
+
+
+def within(pos: np.ndarray, reach, metric: str = "chebyshev") -> np.ndarray:
+    """(N, C, C): [n, i, j] is true when j is within reach[i] cells of i (not i itself)."""
+    d = distances(pos, metric)
+    r = np.asarray(reach)
+    r = r[None, :, None] if r.ndim == 1 else r[:, :, None]
+    c = pos.shape[1]
+    return (d <= r) & ~np.eye(c, dtype=bool)[None]
+
+
+def _occupied(cells: np.ndarray, pos: np.ndarray, blocking: np.ndarray, me: int) -> np.ndarray:
+    """cells (N, K, 2) -> (N, K): a blocking combatant other than `me` stands there."""
+    same = (cells[:, :, None, 0] == pos[:, None, :, 0]) & (cells[:, :, None, 1] == pos[:, None, :, 1])
+    others = blocking.copy()
+    others[:, me] = False
+    return (same & others[:, None, :]).any(axis=2)
+
+
+def _inside(cells: np.ndarray, grid: Grid) -> np.ndarray:
+    return (cells[..., 0] >= 0) & (cells[..., 0] < grid.width) & (cells[..., 1] >= 0) & (cells[..., 1] < grid.height)
+
+
+def free_neighbours(pos: np.ndarray, blocking: np.ndarray, grid: Grid) -> np.ndarray:
+    """(N, C, 8): which of the NEIGHBOURS cells are inside the grid and not blocked."""
+    n, c, _ = pos.shape
+    out = np.zeros((n, c, len(NEIGHBOURS)), dtype=bool)
+    for i in range(c):
+        cells = pos[:, i, None, :] + NEIGHBOURS[None]
+        out[:, i] = _inside(cells, grid) & ~_occupied(cells, pos, blocking, i)
+    return out
+
+
+def direction_to(pos: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """(N, C, 2) sign of the offset from each combatant toward its target (charges)."""
+    tpos = np.take_along_axis(pos, np.maximum(target, 0)[..., None].astype(np.intp), axis=1)
+    return np.where(target[..., None] >= 0, np.sign(tpos.astype(np.int32) - pos), 0).astype(np.int8)
+
+
+def _step_cost(diag_used: np.ndarray, metric: str) -> np.ndarray:
+    """(N, 8) cost of each neighbour step given the diagonals the mover already took."""
+    n = len(diag_used)
+    cost = np.ones((n, len(NEIGHBOURS)), dtype=np.int32)
+    if metric == "manhattan":
+        cost[:, _DIAGONAL] = 2  # a diagonal is two orthogonal steps
+    elif metric == "alternating":
+        cost[:, _DIAGONAL] = np.where(diag_used % 2 == 1, 2, 1)[:, None]
+    return cost
+
+
+def _move(pos, grid, movers, allowance, blocking, metric, score_fn, stop_fn):
+    """Shared walk: each mover in turn takes the best-scoring free neighbour while it improves.
+
+    score_fn(c, cells (N, 8, 2)) -> (N, 8) lower is better; stop_fn(c, cur (N, 2)) -> (N,)
+    score of standing still, and whether the mover is done.
+    """
+    pos = pos.copy()
+    n, c, _ = pos.shape
+    moved = np.zeros((n, c), dtype=np.int32)
+    if not movers.any():
+        return pos, moved
+    budget_all = np.where(movers, allowance, 0).astype(np.int32)
+    for i in range(c):
+        budget = budget_all[:, i].copy()
+        if not (budget > 0).any():
+            continue
+        diag_used = np.zeros(n, dtype=np.int32)
+        for _ in range(int(budget.max())):
+            cur = pos[:, i]
+            here, done = stop_fn(i, pos)
+            active = (budget > 0) & ~done
+            if not active.any():
+                break
+            cells = cur[:, None, :] + NEIGHBOURS[None]
+            cost = _step_cost(diag_used, metric)
+            ok = _inside(cells, grid) & ~_occupied(cells, pos, blocking, i) & (cost <= budget[:, None])
+            score = np.where(ok, score_fn(i, cells, pos), np.inf)
+            best = score.argmin(axis=1)
+            better = active & (score[np.arange(n), best] < here)
+            if not better.any():
+                break
+            step = NEIGHBOURS[best]
+            pos[better, i] = cur[better] + step[better]
+            spent = cost[np.arange(n), best]
+            budget = np.where(better, budget - spent, budget)
+            moved[:, i] += np.where(better, spent, 0)
+            diag_used += better & _DIAGONAL[best]
+    return pos, moved
+
+
+def step_toward(pos, grid: Grid, movers, target, allowance, blocking, stop_within, metric: str = "chebyshev"):
+    """Approach each mover's target cell by cell, up to `allowance` cells, stopping within
+    `stop_within` cells. Blocked cells are routed around simply: each step takes the free
+    neighbour closest to the target, and a mover with no closer free cell stops."""
+    target = np.asarray(target)
+    movers = movers & (target >= 0)
+    stop_within = np.broadcast_to(stop_within, movers.shape)
+
+    def tpos(p, i):
+        return np.take_along_axis(p, np.maximum(target[:, i], 0)[:, None, None].astype(np.intp), axis=1)[:, 0]
+
+    def score(i, cells, p):
+        t = tpos(p, i)
+        d = cells.astype(np.int32) - t[:, None, :]
+        return _metric(d[..., 0], d[..., 1], metric).astype(float)
+
+    def stop(i, p):
+        t = tpos(p, i)
+        d = _metric(p[:, i, 0].astype(np.int32) - t[:, 0], p[:, i, 1].astype(np.int32) - t[:, 1], metric)
+        return d.astype(float), d <= stop_within[:, i]
+
+    return _move(pos, grid, movers, allowance, blocking, metric, score, stop)
+
+
+def step_away(pos, grid: Grid, movers, threat, allowance, blocking, metric: str = "chebyshev"):
+    """Back away from each mover's threat, up to `allowance` cells (kiting, withdrawing)."""
+    threat = np.asarray(threat)
+    movers = movers & (threat >= 0)
+
+    def tpos(p, i):
+        return np.take_along_axis(p, np.maximum(threat[:, i], 0)[:, None, None].astype(np.intp), axis=1)[:, 0]
+
+    def score(i, cells, p):
+        t = tpos(p, i)
+        d = cells.astype(np.int32) - t[:, None, :]
+        return -_metric(d[..., 0], d[..., 1], metric).astype(float)
+
+    def stop(i, p):
+        t = tpos(p, i)
+        d = _metric(p[:, i, 0].astype(np.int32) - t[:, 0], p[:, i, 1].astype(np.int32) - t[:, 1], metric)
+        return -d.astype(float), np.zeros(len(d), dtype=bool)
+
+    return _move(pos, grid, movers, allowance, blocking, metric, score, stop)
+
+
+def move_line(pos, grid: Grid, movers, direction, allowance, blocking):
+    """Move straight along `direction` (N, C, 2) up to `allowance` cells; stop before an
+    obstacle or the edge (charges)."""
+    pos = pos.copy()
+    n, c, _ = pos.shape
+    moved = np.zeros((n, c), dtype=np.int32)
+    direction = np.asarray(direction, dtype=np.int16)
+    for i in range(c):
+        budget = np.where(movers[:, i] & (direction[:, i] != 0).any(axis=1), allowance[:, i] if np.ndim(allowance) else allowance, 0)
+        for _ in range(int(np.max(budget, initial=0))):
+            nxt = pos[:, i] + direction[:, i]
+            ok = (budget > 0) & _inside(nxt[:, None], grid)[:, 0] & ~_occupied(nxt[:, None], pos, blocking, i)[:, 0]
+            if not ok.any():
+                break
+            pos[ok, i] = nxt[ok]
+            budget = np.where(ok, budget - 1, 0)
+            moved[:, i] += ok
+    return pos, moved
+
+
+def text_map(pos_row: np.ndarray, labels: list[str], alive: np.ndarray, grid: Grid, max_cells: int = 60) -> str:
+    """A small ASCII map (one character per cell) for traces; '' when the grid is too big.
+
+    Standing combatants are shown by the first letter of their label (upper case for the
+    first side's letters is the caller's choice), fallen ones as 'x'."""
+    xs, ys = pos_row[:, 0], pos_row[:, 1]
+    x0, x1 = max(0, int(xs.min()) - 1), min(grid.width - 1, int(xs.max()) + 1)
+    y0, y1 = max(0, int(ys.min()) - 1), min(grid.height - 1, int(ys.max()) + 1)
+    if x1 - x0 + 1 > max_cells or y1 - y0 + 1 > 30:
+        return ""
+    rows = [["." for _ in range(x0, x1 + 1)] for _ in range(y0, y1 + 1)]
+    for i, (x, y) in enumerate(pos_row):
+        ch = labels[i] if alive[i] else "x"
+        cell = rows[int(y) - y0][int(x) - x0]
+        if cell == "." or (cell == "x" and alive[i]):
+            rows[int(y) - y0][int(x) - x0] = ch
+    return "\n".join("    " + "".join(r) for r in rows)
+
+
+def __getattr__(name):
+    # Layout lives in sim.formations (it builds on Grid); imported lazily to avoid a cycle.
+    if name == "Layout":
+        from sim.formations import Layout
+        return Layout
+    raise AttributeError(name)
