@@ -60,12 +60,13 @@ def final_damage(rolled, armor_left, multiplier, shield, critical_applies: str, 
 def buy_stunts(points, priority, costs, applicable):
     """Spend stunt points in priority order, vectorised.
 
-    points (m,); priority (m, P) stunt ids in buying order, -1 padding; costs (S,) with
-    -1 where the table lacks a stunt; applicable (m, S). Each stunt is bought at most
+    points (m,); priority (m, P) stunt ids in buying order, -1 padding; costs (S,) or
+    (m, S) with -1 where the table lacks a stunt; applicable (m, S). Each stunt is bought at most
     once, except repeatable ones (Skirmish), which take every point they can. Minor and
     Major Critical exclude each other. Returns (m, S) how many of each were bought.
     """
     m, S = applicable.shape
+    costs = np.broadcast_to(costs, (m, S))
     left = np.asarray(points, dtype=np.int32).copy()
     bought = np.zeros((m, S), dtype=np.int16)
     rows = np.arange(m)
@@ -75,7 +76,7 @@ def buy_stunts(points, priority, costs, applicable):
         sid = priority[:, j]
         ok_id = sid >= 0
         s = np.maximum(sid, 0)
-        cost = costs[s].astype(np.int32)
+        cost = costs[rows, s].astype(np.int32)
         ok = ok_id & (cost > 0) & applicable[rows, s] & (left >= cost) & (bought[rows, s] == 0)
         crit = (s == minor) | (s == major)
         ok &= ~(crit & ((bought[:, minor] > 0) | (bought[:, major] > 0)))

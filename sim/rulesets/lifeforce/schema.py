@@ -6,6 +6,7 @@ section 3 or found in the text; docs/rules/lifeforce.md gives the passage each r
 from __future__ import annotations
 
 from sim.rulesets.lifeforce import tables as T
+from sim.dice import parse_dice
 from sim.schema import Field
 
 WEAPON_FIELDS = {
@@ -116,14 +117,11 @@ RULE_OPTIONS = {
     "shield_block_applies": Field(
         "choice", "after_armor", "Shield Block's roll is subtracted from the damage left after Armor or from the "
         "damage before it", choices=("after_armor", "before_armor")),
-    "prone_offence": Field("int", -10, "Offence of a prone attacker (NOTES 3, gap 'Prone')", min=-100, max=100),
-    "prone_melee_bonus": Field("int", 10, "Offence of melee attacks against a prone creature (NOTES 3)",
-                               min=-100, max=100),
     "stand_up_ap": Field("int", 1, "action points to stand up from Prone (the text gives none); a prone creature "
                          "cannot move", min=0, max=4),
     "disarmed_recover_ap": Field("int", 1, "action points to pick a dropped weapon up (it lies at the creature's "
                                  "feet); 0 = never recovered, fights unarmed", min=0, max=4),
-    "unarmed_damage": Field("dice", "d3", "bludgeoning damage of an unarmed or disarmed attack"),
+    "unarmed_damage": Field("dice", parse_dice("d3"), "bludgeoning damage of an unarmed or disarmed attack"),
     "loading_ap": Field("int", 1, "extra action points a Loading weapon needs before its next shot", min=0, max=4),
     "threaten_phases": Field("int", 2, "action phases a Threatened creature must attack the threatener",
                              min=0, max=8),
@@ -143,8 +141,6 @@ RULE_OPTIONS = {
                                     "it had (\"unable to begin physical actions\")"),
     "at_zero_hp": Field("choice", "unconscious", "what 0 hit points means: unconscious or dead (the text does not "
                         "say)", choices=("unconscious", "dead")),
-    "start_distance": Field("int", 10, "metres between the two sides' front lines when the scenario has no "
-                            "battlefield block (engagement distance)", min=1, max=1000),
     "conditions": Field("mapping", {}, "overrides of the condition table, e.g. {prone: {offence: -20}}; "
                         "columns offence, melee_defence, ranged_defence, moves, begins", item=Field("any")),
 }
@@ -175,8 +171,6 @@ POLICY_FIELDS = {
                                        "another enemy is in reach (losing the preparation)"),
     "answer_threats": Field("bool", False, "switch to readying a Shield Block when an enemy in reach declares an "
                             "attack on it and its Reaction is spent"),
-    "target_nearest": Field("bool", True, "pick the nearest enemy when a new target is needed (ties by the "
-                            "`target` mode); false: by the `target` mode alone"),
     "run": Field("bool", True, "Run when the target is too far to reach this phase and the next"),
 }
 
