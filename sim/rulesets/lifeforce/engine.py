@@ -62,6 +62,7 @@ class Setup:
     melee_w: np.ndarray  # (C,)
     ranged_w: np.ndarray  # (C,) or -1
     unarmed_w: np.ndarray
+    held_w: np.ndarray  # (C,) the weapon in hand that Disarm knocks away: the first listed
     split_cells: np.ndarray  # (C, 4) cells moved per action phase
     stunt_costs: np.ndarray  # (2, S)
     stunt_priority: np.ndarray  # (C, P)
@@ -177,7 +178,7 @@ def build(scenario) -> Setup:
     side = np.array([c.side for c in cs], dtype=np.int16)
     W = {k: [] for k in ("name", "skill", "dice", "ap", "armoured", "two", "reach", "range", "loading", "table",
                          "unarmed")}
-    melee_w, ranged_w, unarmed_w = [], [], []
+    melee_w, ranged_w, unarmed_w, held_w = [], [], [], []
 
     def add(name, skill, dice, dtype, ap, two, reach, rng, loading, table, unarmed):
         W["name"].append(name)
@@ -206,6 +207,7 @@ def build(scenario) -> Setup:
         melee_w.append(first_melee if first_melee >= 0 else hands)
         ranged_w.append(first_ranged)
         unarmed_w.append(hands)
+        held_w.append(hands - len(c.stats["weapons"]) if c.stats["weapons"] else hands)
 
     sb = []
     for c in cs:
@@ -249,7 +251,7 @@ def build(scenario) -> Setup:
         w_reach=np.array(W["reach"], dtype=np.int32), w_range=np.array(W["range"], dtype=np.int32),
         w_loading=np.array(W["loading"]), w_table=np.array(W["table"], dtype=np.int8),
         w_unarmed=np.array(W["unarmed"]), melee_w=np.array(melee_w), ranged_w=np.array(ranged_w),
-        unarmed_w=np.array(unarmed_w), split_cells=split,
+        unarmed_w=np.array(unarmed_w), held_w=np.array(held_w), split_cells=split,
         stunt_costs=np.stack([T.stunt_costs("weapon", rules["spell_stunt_costs"]),
                               T.stunt_costs("spell", rules["spell_stunt_costs"])]),
         stunt_priority=priority,

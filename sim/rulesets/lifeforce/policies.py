@@ -99,22 +99,31 @@ def decide(ctx, rows, a):
     # Charger: charge when the target is reachable within the charge's movement.
     charge_reach = mv + np.where(setup.rules["charge_moves_on_attack_phase"], mv2, 0)
     melee_gap = d - reach
-    charging = (fam == CHARGER) & ~in_reach & (melee_gap >= 1) & (melee_gap <= charge_reach)
+    state_pos = state.pos[rows]
+    steps = line_steps(state_pos[m, a], np.sign(state_pos[m, np.maximum(tgt, 0)] - state_pos[m, a]),
+                       state_pos[m, np.maximum(tgt, 0)], reach, charge_reach)
+    charging = (fam == CHARGER) & ~in_reach & (melee_gap >= 1) & (steps > 0)
     charging |= (fam == CHARGER) & (prep == CHARGE) & (pap > 0)
     desired[charging] = CHARGE
     move[charging] = LINE
     stop[fam == CHARGER] = reach[fam == CHARGER]
 
-    # Skirmisher: keep its distance from the nearest enemy while preparing its attack.
-    kite = (fam == SKIRMISHER) & (dn < setup.keep_cells[a]) & shoots
+    # Skirmisher: keep its distance from the nearest enemy while preparing its attack, but
+    # not by stepping out of that enemy's reach (which provokes an Attack of Opportunity).
+    their_reach = setup.w_reach[setup.current_melee(state, rows, nearest)]
+    kite = (fam == SKIRMISHER) & (dn < setup.keep_cells[a]) & (dn > their_reach) & shoots
     move[kite] = AWAY
     goal[kite] = nearest[kite]
     desired[kite] = ATTACK
 
     # Guardian: hold ground; strike what comes into reach, else keep an action readied.
+    # A readied Attack of Opportunity is kept while an enemy in reach still has to move
+    # in: it is not adjacent yet, or it has declared a charge.
     guard = fam == GUARDIAN
     near = dall <= reach[:, None]
-    threat_near = near.any(axis=1)
+    coming = near & ((dall > 1) | (state.prep_action[rows] == CHARGE))
+    keep_ready = (state.ready[rows, a] == READY_OPPORTUNITY) & coming.any(axis=1)
+    threat_near = near.any(axis=1) & ~keep_ready
     move[guard] = NO_MOVE
     g_attack = guard & (threat_near | (shoots & (d <= rng)))
     pick = np.where(near, dall + ctx.noise[rows], np.inf).argmin(axis=1)
@@ -187,6 +196,18 @@ def _scripted(ctx, rows, a, desired, move, goal, stop, reach, rng, melee_now, ne
         cm = condition_mods(setup, state, rows[idx], a[idx])
         move[idx] = np.where(cm["moves"], move[idx], NO_MOVE)
     return desired, move, goal, stop
+
+
+def line_steps(start, direction, tpos, reach, limit) -> np.ndarray:
+    """Squares along a straight line from `start` until `tpos` is within `reach`, or 0 if the
+    line does not bring it within reach in `limit` squares (a charge must go straight)."""
+    start, direction, tpos = (x.astype(np.int32) for x in (start, direction, tpos))
+    found = np.zeros(len(start), dtype=np.int32)
+    for k in range(1, int(np.max(limit, initial=0)) + 1):
+        cell = start + k * direction
+        hit = (np.abs(cell - tpos).max(axis=1) <= reach) & (found == 0) & (k <= limit)
+        found[hit] = k
+    return found
 
 
 def threat_declared(ctx, rows, a) -> np.ndarray:

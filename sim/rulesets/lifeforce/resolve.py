@@ -76,7 +76,7 @@ def resolve_attack(ctx, rows, att, tgt, w, off_bonus=0, dmg_bonus=0, allow_stunt
     applicable = np.ones((len(rows), len(T.STUNTS)), dtype=bool)
     applicable[:, ST["rapid_reload"]] = setup.w_loading[w]
     applicable[:, ST["skirmish"]] = rules["skirmish_stunt_cells"] > 0
-    applicable[:, ST["disarm"]] = ~state.disarmed[rows, tgt] & ~setup.w_unarmed[setup.melee_w[tgt]]
+    applicable[:, ST["disarm"]] = ~state.disarmed[rows, tgt] & ~setup.w_unarmed[setup.held_w[tgt]]
     applicable[:, ST["threaten"]] = state.threatened_by[rows, tgt] != att
     applicable[:, ST["knock_prone"]] = ~state.prone[rows, tgt]
     applicable[:, ST["dual_strike"]] = second >= 0
@@ -172,9 +172,10 @@ def _apply_stunts(ctx, rows, att, tgt, w, total, bought, hit, second) -> None:
     ds_tgt = state.ds[rows, tgt] * T.CONDITIONS["defensive_stance"][1]
     sec = ctx.sec[rows, att]
     initiator = rules["initiator_check"] == "d100_skill"
-    # Disarm: the target rolls an attack with what it holds; lower than our total drops it.
+    # Disarm: the target rolls an attack with what it holds (its first weapon); lower than
+    # our total drops it, and it fights bare-handed until it picks the weapon up.
     sel = has("disarm")
-    tw = setup.melee_w[tgt]
+    tw = setup.held_w[tgt]
     their = sec[:, 1] + setup.w_skill[tw] + setup.offence[tgt]
     drop = sel & (their < total)
     state.disarmed[rows[drop], tgt[drop]] = True

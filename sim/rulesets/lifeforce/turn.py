@@ -89,6 +89,12 @@ def _move(ctx, rows, a, desired, move, goal, stop) -> None:
     first = state.prep_ap[rows, a] == 0
     charge_moves = charging & (first | rules["charge_moves_on_attack_phase"])
     allow = np.where(charging, np.where(charge_moves, np.maximum(allow, 1), 0), allow)  # "minimum of 1M"
+    if charging.any():
+        # "up to your Action Phase Movement": a charger stops once its target is in reach.
+        ptgt = np.maximum(state.prep_target[rows, a], 0)
+        reach = setup.w_reach[setup.current_melee(state, rows, a)]
+        steps = P.line_steps(state.pos[rows, a], state.charge_dir[rows, a], state.pos[rows, ptgt], reach, allow)
+        allow = np.where(charging & (steps > 0), steps, allow)
     go = (move != P.NO_MOVE) & (allow > 0) & (goal >= 0)
     if not go.any():
         return
@@ -127,8 +133,14 @@ def _move(ctx, rows, a, desired, move, goal, stop) -> None:
             how = {P.RUN: "runs", P.CHARGE: "charges"}.get(int(desired[i]), "moves")
             t.line(f"  {t.name(a[i])} {how} from ({start[i][0]}, {start[i][1]}) to ({x}, {y}).")
     if moved.any():
-        # "When an enemy moves while already within your Reach".
-        opportunity_attacks(ctx, rows[moved], a[moved], before[rows[moved], :, a[moved]], "moves")
+        # "When an enemy moves while already within your Reach": it started its move in
+        # reach, or ended deeper inside than the edge, so its last step began in reach
+        # (distance changes by at most one square a step).
+        r, c = rows[moved], a[moved]
+        start_d, end_d = before[r, :, c], ctx.dist[r, :, c]
+        reach = setup.w_reach[setup.current_melee(state, r[:, None], np.arange(C)[None, :])]
+        passed = np.where(end_d < reach, np.minimum(start_d, reach), start_d)
+        opportunity_attacks(ctx, r, c, passed, "moves")
 
 
 def _act(ctx, rows, a, desired) -> None:
