@@ -127,7 +127,7 @@ def decide(ctx, rows, a):
     move[guard] = NO_MOVE
     g_attack = guard & (threat_near | (shoots & (d <= rng)))
     pick = np.where(near, dall + ctx.noise[rows], np.inf).argmin(axis=1)
-    new_tgt = guard & threat_near
+    new_tgt = guard & threat_near & ~in_reach  # keep a target still in reach (and the preparation)
     state.target[rows[new_tgt], a[new_tgt]] = pick[new_tgt]
     desired[g_attack] = ATTACK
     want = setup.ready_pref[a]

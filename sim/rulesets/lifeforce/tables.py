@@ -42,7 +42,7 @@ CRITICAL_MULTIPLIER = {"minor_critical": 1.5, "major_critical": 2.0}  # "does no
 STUNT_PRIORITIES = {
     "greedy": ("major_critical", "dual_strike", "minor_critical", "rapid_reload", "defensive_stance"),
     "control": ("knock_prone", "disarm", "threaten", "major_critical", "minor_critical", "defensive_stance"),
-    "defensive": ("defensive_stance", "skirmish", "minor_critical", "major_critical"),
+    "defensive": ("defensive_stance", "major_critical", "minor_critical"),
     "none": (),
 }
 
