@@ -148,8 +148,12 @@ class Ctx:
         self.C = C
         self.refresh()
 
-    def refresh(self) -> None:
-        self.dist = bf.distances(self.state.pos, self.setup.grid.metric)
+    def refresh(self, rows=None) -> None:
+        """Distances after movement, for the rows given (all by default)."""
+        if rows is None:
+            self.dist = bf.distances(self.state.pos, self.setup.grid.metric)
+        else:
+            self.dist[rows] = bf.distances(self.state.pos[rows], self.setup.grid.metric)
 
     def new_turn(self) -> None:
         """Every die a turn may need, drawn with fixed shapes (common random numbers)."""

@@ -206,16 +206,18 @@ def _apply_stunts(ctx, rows, att, tgt, w, total, bought, hit, second) -> None:
     # Skirmish: step back from the target, a square per stunt bought.
     sel = has("skirmish")
     if sel.any():
-        n, C = state.hp.shape
-        movers = np.zeros((n, C), dtype=bool)
-        movers[rows[sel], att[sel]] = True
-        threat = np.full((n, C), -1, dtype=np.int64)
-        threat[rows[sel], att[sel]] = tgt[sel]
-        allowance = np.zeros((n, C), dtype=np.int32)
-        allowance[rows[sel], att[sel]] = bought[sel, ST["skirmish"]] * rules["skirmish_stunt_cells"]
-        state.pos, _ = bf.step_away(state.pos, setup.grid, movers, threat, allowance,
-                                    state.status == STANDING, setup.grid.metric)
-        ctx.refresh()
+        r, c, k = rows[sel], att[sel], np.arange(sel.sum())
+        pos = state.pos[r]
+        shape = pos.shape[:2]
+        movers = np.zeros(shape, dtype=bool)
+        movers[k, c] = True
+        threat = np.full(shape, -1, dtype=np.int64)
+        threat[k, c] = tgt[sel]
+        allowance = np.zeros(shape, dtype=np.int32)
+        allowance[k, c] = bought[sel, ST["skirmish"]] * rules["skirmish_stunt_cells"]
+        state.pos[r], _ = bf.step_away(pos, setup.grid, movers, threat, allowance, state.status[r] == STANDING,
+                                       setup.grid.metric)
+        ctx.refresh(r)
     # Dual Strike: an attack on a second target that cannot generate stunt points.
     sel = has("dual_strike") & (second >= 0)
     if sel.any():

@@ -82,7 +82,7 @@ def _as_targets(state, r, c, tgt):
 
 def _move(ctx, rows, a, desired, move, goal, stop) -> None:
     setup, state, rules = ctx.setup, ctx.state, ctx.setup.rules
-    n, C = state.hp.shape
+    C = state.hp.shape[1]
     allow = setup.split_cells[a, ctx.phase].astype(np.int32)
     allow = np.where(desired == P.RUN, 2 * allow, allow)  # "Double your Movement for this Action Phase"
     charging = move == P.LINE
@@ -98,32 +98,34 @@ def _move(ctx, rows, a, desired, move, goal, stop) -> None:
     go = (move != P.NO_MOVE) & (allow > 0) & (goal >= 0)
     if not go.any():
         return
-    before = ctx.dist.copy()
+    before = ctx.dist[rows].copy()
     start = state.pos[rows, a].copy()
-    blocking = state.status == STANDING
-    for mode, fn in ((P.TOWARD, "toward"), (P.AWAY, "away"), (P.LINE, "line")):
+    for mode in (P.TOWARD, P.AWAY, P.LINE):
         sel = go & (move == mode)
         if not sel.any():
             continue
-        movers = np.zeros((n, C), dtype=bool)
-        movers[rows[sel], a[sel]] = True
-        allowance = np.zeros((n, C), dtype=np.int32)
-        allowance[rows[sel], a[sel]] = allow[sel]
-        target = np.full((n, C), -1, dtype=np.int64)
-        target[rows[sel], a[sel]] = goal[sel]
-        if fn == "toward":
-            within = np.zeros((n, C), dtype=np.int32)
-            within[rows[sel], a[sel]] = stop[sel]
-            state.pos, _ = bf.step_toward(state.pos, setup.grid, movers, target, allowance, blocking, within,
-                                          setup.grid.metric)
-        elif fn == "away":
-            state.pos, _ = bf.step_away(state.pos, setup.grid, movers, target, allowance, blocking,
-                                        setup.grid.metric)
+        # Only the rows where someone moves go through the battlefield's walk.
+        r, c, k = rows[sel], a[sel], np.arange(sel.sum())
+        pos = state.pos[r]
+        blocking = state.status[r] == STANDING
+        movers = np.zeros(blocking.shape, dtype=bool)
+        movers[k, c] = True
+        allowance = np.zeros(blocking.shape, dtype=np.int32)
+        allowance[k, c] = allow[sel]
+        target = np.full(blocking.shape, -1, dtype=np.int64)
+        target[k, c] = goal[sel]
+        if mode == P.TOWARD:
+            within = np.zeros(blocking.shape, dtype=np.int32)
+            within[k, c] = stop[sel]
+            pos, _ = bf.step_toward(pos, setup.grid, movers, target, allowance, blocking, within, setup.grid.metric)
+        elif mode == P.AWAY:
+            pos, _ = bf.step_away(pos, setup.grid, movers, target, allowance, blocking, setup.grid.metric)
         else:
-            direction = np.zeros((n, C, 2), dtype=np.int8)
-            direction[rows[sel], a[sel]] = state.charge_dir[rows[sel], a[sel]]
-            state.pos, _ = bf.move_line(state.pos, setup.grid, movers, direction, allowance, blocking)
-    ctx.refresh()
+            direction = np.zeros(pos.shape, dtype=np.int8)
+            direction[k, c] = state.charge_dir[r, c]
+            pos, _ = bf.move_line(pos, setup.grid, movers, direction, allowance, blocking)
+        state.pos[r] = pos
+        ctx.refresh(r)
     moved = (state.pos[rows, a] != start).any(axis=1)
     t = ctx.trace
     if t is not None and (rows == t.pos).any():
@@ -137,7 +139,7 @@ def _move(ctx, rows, a, desired, move, goal, stop) -> None:
         # reach, or ended deeper inside than the edge, so its last step began in reach
         # (distance changes by at most one square a step).
         r, c = rows[moved], a[moved]
-        start_d, end_d = before[r, :, c], ctx.dist[r, :, c]
+        start_d, end_d = before[moved, :, c], ctx.dist[r, :, c]
         reach = setup.w_reach[setup.current_melee(state, r[:, None], np.arange(C)[None, :])]
         passed = np.where(end_d < reach, np.minimum(start_d, reach), start_d)
         opportunity_attacks(ctx, r, c, passed, "moves")
