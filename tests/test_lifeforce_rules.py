@@ -135,10 +135,10 @@ def test_skirmish_is_bought_repeatedly_and_tables_differ():
 
 def test_damage_armor_penetration_criticals_and_shield():
     # 10 rolled, Armor 4 less AP 1 = 3 -> 7; Minor Critical before Armor: 15 - 3 = 12; after: 7 * 1.5 = 10.
-    assert final_damage(10, 3, 1.0, 0, "before_armor", "after_armor") == 7
-    assert final_damage(10, 3, 1.5, 0, "before_armor", "after_armor") == 12
-    assert final_damage(10, 3, 1.5, 0, "after_armor", "after_armor") == 10
-    assert final_damage(10, 3, 2.0, 5, "before_armor", "after_armor") == 12
-    assert final_damage(3, 5, 1.0, 0, "before_armor", "after_armor") == 0  # never negative
+    assert final_damage(10, 3, 1.0, 0, "before_armor") == 7
+    assert final_damage(10, 3, 1.5, 0, "before_armor") == 12
+    assert final_damage(10, 3, 1.5, 0, "after_armor") == 10
+    assert final_damage(10, 3, 2.0, 5, "before_armor") == 12
+    assert final_damage(3, 5, 1.0, 0, "before_armor") == 0  # never negative
     assert strength_damage(np.array([5, 5, 3]), np.array([True, False, True]), 1.5).tolist() == [7, 5, 4]
     assert int(T.strength_benefit(47, 10)) == 4

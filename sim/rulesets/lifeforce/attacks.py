@@ -42,19 +42,16 @@ def armor_after_penetration(armor, penetration, armoured):
     return np.where(armoured, np.maximum(np.asarray(armor) - penetration, 0), 0)
 
 
-def final_damage(rolled, armor_left, multiplier, shield, critical_applies: str, shield_applies: str):
-    """Damage taken from a hit: critical multiplier, Armor and Shield Block in the options' order."""
+def final_damage(rolled, armor_left, multiplier, shield, critical_applies: str):
+    """Damage taken from a hit: the critical multiplier before or after Armor, then the
+    Shield Block roll off "any incoming damage from the initial strike"."""
     dmg = np.asarray(rolled, dtype=np.float64)
     if critical_applies == "before_armor":
         dmg = np.trunc(dmg * multiplier)
-    if shield_applies == "before_armor":
-        dmg = np.maximum(dmg - shield, 0)
     dmg = np.maximum(dmg - armor_left, 0)
     if critical_applies == "after_armor":
         dmg = np.trunc(dmg * multiplier)
-    if shield_applies == "after_armor":
-        dmg = np.maximum(dmg - shield, 0)
-    return dmg.astype(np.int32)
+    return np.maximum(dmg - shield, 0).astype(np.int32)
 
 
 def buy_stunts(points, priority, costs, applicable):

@@ -94,7 +94,7 @@ def resolve_attack(ctx, rows, att, tgt, w, off_bonus=0, dmg_bonus=0, allow_stunt
     block = hit & (block_ready | block_reaction)
     shield = np.where(block, ctx.shield[rows, tgt], 0)
     dmg = np.where(hit, final_damage(rolled, armor, critical_multiplier(bought), shield,
-                                     rules["critical_applies"], rules["shield_block_applies"]), 0)
+                                     rules["critical_applies"]), 0)
     used_ready = block & block_ready
     state.ready[rows[used_ready], tgt[used_ready]] = READY_NONE
     used_reaction = block & ~block_ready
@@ -189,7 +189,8 @@ def _apply_stunts(ctx, rows, att, tgt, w, total, bought, hit, second) -> None:
     # Knock Prone: weapon skill against Reflex Defence.
     sel = has("knock_prone")
     check = np.where(initiator, sec[:, 0] + setup.w_skill[w] + setup.offence[att], total)
-    reflex = T.DEFENCE_BASE + setup.reflex[tgt] + np.where(d_ds != "touch", ds_tgt, 0)
+    flat = ctx.flat_footed[rows, tgt]  # Flat-Footed also loses the skill part of Reflex Defence
+    reflex = T.DEFENCE_BASE + np.where(flat, 0, setup.reflex[tgt]) + np.where(d_ds != "touch", ds_tgt, 0)
     ok = sel & (check > reflex)
     state.prone[rows[ok], tgt[ok]] = True
     t = ctx.trace

@@ -114,9 +114,6 @@ RULE_OPTIONS = {
     "critical_applies": Field(
         "choice", "before_armor", "Minor/Major Critical multiply the damage roll before Armor (before_armor) or "
         "the damage left after Armor (after_armor); truncated either way", choices=("before_armor", "after_armor")),
-    "shield_block_applies": Field(
-        "choice", "after_armor", "Shield Block's roll is subtracted from the damage left after Armor or from the "
-        "damage before it", choices=("after_armor", "before_armor")),
     "stand_up_ap": Field("int", 1, "action points to stand up from Prone (the text gives none); a prone creature "
                          "cannot move", min=0, max=4),
     "disarmed_recover_ap": Field("int", 1, "action points to pick a dropped weapon up (it lies at the creature's "
@@ -133,9 +130,9 @@ RULE_OPTIONS = {
         "stays dominant without progressing) or reroll", choices=("status_quo", "reroll")),
     "grapple_first_contest": Field(
         "choice", "next_phase", "the text's second 'Engaging a Grapple' heading is about keeping one (NOTES 3, "
-        "contradiction 6): the per-phase contest starts in the phase after the engagement (next_phase) or in "
-        "the same phase when the dominant grappler's turn is still to come (same_phase)",
-        choices=("next_phase", "same_phase")),
+        "contradiction 6): the per-phase decision to contest and the dominant grappler's check start in the "
+        "phase after the engagement (next_phase), or a first check follows the engagement at once (immediate)",
+        choices=("next_phase", "immediate")),
     "grappled_can_move": Field("bool", False, "whether creatures in a grapple may move (the text is silent)"),
     "held_keeps_preparation": Field("bool", False, "whether a creature that becomes Held keeps the preparation "
                                     "it had (\"unable to begin physical actions\")"),
