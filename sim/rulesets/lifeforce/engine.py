@@ -319,13 +319,15 @@ def step(setup: Setup, state: State, batch) -> None:
         _start_phase(setup, state, t)
         if t is not None:
             t.line(f" Phase {p + 1}")
+        # Finished fights stay in the batch until the engine compacts it; skip their turns.
+        live = ~is_over(setup, state)
         for k in range(C):
             ctx.new_turn()
-            take_turn(ctx, order[rows, k])
+            take_turn(ctx, order[rows, k], live)
         left = state.threat_left > 0
         state.threat_left[left] -= 1
         state.threatened_by[state.threat_left <= 0] = -1
-        if is_over(setup, state).all():
+        if not (live & ~is_over(setup, state)).any():
             break
     if not rules["preparation_carries_over"]:
         state.prep_ap[:] = 0

@@ -218,27 +218,49 @@ def threat_declared(ctx, rows, a) -> np.ndarray:
     return (attacking & aimed & enemies_standing(setup, state, rows, a)).sum(axis=1)
 
 
+class _Observations(dict):
+    """Observations computed on first use: rules usually test two or three of them."""
+
+    def __init__(self, makers: dict):
+        super().__init__()
+        self.makers = makers
+
+    def __missing__(self, key):
+        value = self.makers[key]()
+        self[key] = value
+        return value
+
+
 def observe(ctx, rows, a) -> dict:
     setup, state = ctx.setup, ctx.state
     n = len(rows)
-    tgt = state.target[rows, a]
-    d = np.where(tgt >= 0, ctx.dist[rows, a, np.maximum(tgt, 0)], FAR)
-    standing = state.status[rows] == STANDING
-    same = setup.side[None, :] == setup.side[a][:, None]
-    return {
-        "round": np.full(n, ctx.round), "phase": np.full(n, ctx.phase + 1),
-        "hp": state.hp[rows, a], "hp_frac": state.hp[rows, a] / setup.hp[a],
-        "distance": d * setup.grid.cell_size,
-        "in_reach": (d <= setup.w_reach[setup.current_melee(state, rows, a)]).astype(np.int8),
-        "prepared": state.prep_ap[rows, a], "reaction_left": state.reaction_left[rows, a].astype(np.int8),
-        "grappled": (state.track[rows, a] > 0).astype(np.int8),
-        "dominant": state.dominant[rows, a].astype(np.int8), "grapple_track": state.track[rows, a],
-        "prone": state.prone[rows, a].astype(np.int8), "disarmed": state.disarmed[rows, a].astype(np.int8),
-        "threatened": (state.threatened_by[rows, a] >= 0).astype(np.int8),
-        "threat_declared": threat_declared(ctx, rows, a),
-        "allies_standing": (standing & same).sum(axis=1),
-        "enemies_standing": (standing & ~same).sum(axis=1),
-    }
+
+    def distance():
+        tgt = state.target[rows, a]
+        return np.where(tgt >= 0, ctx.dist[rows, a, np.maximum(tgt, 0)], FAR)
+
+    def standing_on(same_side: bool):
+        standing = state.status[rows] == STANDING
+        same = setup.side[None, :] == setup.side[a][:, None]
+        return (standing & (same if same_side else ~same)).sum(axis=1)
+
+    return _Observations({
+        "round": lambda: np.full(n, ctx.round), "phase": lambda: np.full(n, ctx.phase + 1),
+        "hp": lambda: state.hp[rows, a], "hp_frac": lambda: state.hp[rows, a] / setup.hp[a],
+        "distance": lambda: distance() * setup.grid.cell_size,
+        "in_reach": lambda: (distance() <= setup.w_reach[setup.current_melee(state, rows, a)]).astype(np.int8),
+        "prepared": lambda: state.prep_ap[rows, a],
+        "reaction_left": lambda: state.reaction_left[rows, a].astype(np.int8),
+        "grappled": lambda: (state.track[rows, a] > 0).astype(np.int8),
+        "dominant": lambda: state.dominant[rows, a].astype(np.int8),
+        "grapple_track": lambda: state.track[rows, a],
+        "prone": lambda: state.prone[rows, a].astype(np.int8),
+        "disarmed": lambda: state.disarmed[rows, a].astype(np.int8),
+        "threatened": lambda: (state.threatened_by[rows, a] >= 0).astype(np.int8),
+        "threat_declared": lambda: threat_declared(ctx, rows, a),
+        "allies_standing": lambda: standing_on(True),
+        "enemies_standing": lambda: standing_on(False),
+    })
 
 
 def contest_choice(setup, state) -> np.ndarray:

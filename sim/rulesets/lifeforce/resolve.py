@@ -185,7 +185,8 @@ def _apply_stunts(ctx, rows, att, tgt, w, total, bought, hit, second) -> None:
     will = T.DEFENCE_BASE + setup.will[tgt] + np.where(d_ds == "all", ds_tgt, 0)
     ok = sel & (check > will)
     state.threatened_by[rows[ok], tgt[ok]] = att[ok]
-    state.threat_left[rows[ok], tgt[ok]] = rules["threaten_phases"]
+    # Counted down at the end of every phase, this one included: "over the next 2 action phases".
+    state.threat_left[rows[ok], tgt[ok]] = rules["threaten_phases"] + 1
     # Knock Prone: weapon skill against Reflex Defence.
     sel = has("knock_prone")
     check = np.where(initiator, sec[:, 0] + setup.w_skill[w] + setup.offence[att], total)

@@ -18,11 +18,11 @@ from sim.rulesets.lifeforce.resolve import (READY_BLOCK, READY_NONE, READY_OPPOR
 TARGETED = (P.ATTACK, P.CHARGE, P.GRAPPLE)
 
 
-def take_turn(ctx, a: np.ndarray) -> None:
-    """a (n,): the creature whose turn it is in each row."""
+def take_turn(ctx, a: np.ndarray, live: np.ndarray) -> None:
+    """a (n,): the creature whose turn it is in each row; live (n,): fights still going."""
     setup, state, rules = ctx.setup, ctx.state, ctx.setup.rules
     R = np.arange(len(a))
-    standing = state.status[R, a] == STANDING
+    standing = (state.status[R, a] == STANDING) & live
     state.ds[R[standing], a[standing]] = False  # "until your next turn"
     if rules["readied_lasts"] == "next_turn":
         state.ready[R[standing], a[standing]] = READY_NONE
@@ -100,11 +100,12 @@ def _move(ctx, rows, a, desired, move, goal, stop) -> None:
         return
     before = ctx.dist[rows].copy()
     start = state.pos[rows, a].copy()
-    for mode in (P.TOWARD, P.AWAY, P.LINE):
-        sel = go & (move == mode)
+    for mode, who in ((m, c) for m in (P.TOWARD, P.AWAY, P.LINE) for c in range(C)):
+        sel = go & (move == mode) & (a == who)
         if not sel.any():
             continue
-        # Only the rows where someone moves go through the battlefield's walk.
+        # Only the rows where this creature moves go through the battlefield's walk, so
+        # it steps one combatant column instead of every column for every row.
         r, c, k = rows[sel], a[sel], np.arange(sel.sum())
         pos = state.pos[r]
         blocking = state.status[r] == STANDING
