@@ -185,7 +185,7 @@ def test_scripted_rules_see_every_observation_and_override_the_family():
     # A rule that never fires but evaluates every observation, then one that always holds:
     # a side that only ever holds never attacks.
     pol = {"family": "steady", "rules": [{"if": f"{every} < -1000000", "do": "attack"}, {"if": True, "do": "hold"}]}
-    r = sim.run(duel(pa=pol), n=200, seed=9, max_rounds=5)
+    r = sim.run(duel(pa=pol), n=200, seed=9, max_rounds=40)
     a = r.combatants[r.combatants["combatant"] == "A"]
     assert a["attacks"].sum() == 0
     assert (r.skirmishes["winner"] == "b").mean() > 0.9
