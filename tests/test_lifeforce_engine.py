@@ -189,3 +189,40 @@ def test_scripted_rules_see_every_observation_and_override_the_family():
     a = r.combatants[r.combatants["combatant"] == "A"]
     assert a["attacks"].sum() == 0
     assert (r.skirmishes["winner"] == "b").mean() > 0.9
+
+
+def _far_duel(a, b, pa, pb, distance):
+    data = duel(a, b, pa=pa, pb=pb)
+    data["battlefield"] = {"start_distance": distance, "width": 40, "height": 7}
+    return data
+
+
+def test_run_doubles_a_phase_and_charge_adds_ten_offence_and_flat_footed_touch():
+    import re
+    charger = fighter("Charger", movement=12, reaction=90,
+                      weapons=[{"name": "axe", "skill": 20, "damage": "d6"}], offence=5)
+    dummy = fighter("Dummy", dodge=30, surprised=True, movement=0)
+    idle = {"family": "steady", "rules": [{"if": True, "do": "hold"}]}
+    text = sim.trace(_far_duel(charger, dummy, {"family": "charger", "stunts": "none"}, idle, 14), n=5, skirmish=0)
+    # Movement 12 is 3 a phase: Run moves 6 squares in phase 1.
+    m = re.search(r"Charger runs from \((\d+), \d+\) to \((\d+), \d+\)", text)
+    assert m and int(m.group(2)) - int(m.group(1)) == 6
+    # The charge's attack: 20 skill + 5 Offence + 10, against a Flat-Footed Touch of 50 in round 1.
+    m = re.search(r"Charger charges into Dummy with axe: d100 (\d+) \+(\d+) = \d+ vs Touch (\d+)", text)
+    assert m and int(m.group(2)) == 35
+    round_of_charge = text[:m.start()].count("--- Round")
+    assert int(m.group(3)) == (50 if round_of_charge == 1 else 80)
+
+
+def test_readied_attack_of_opportunity_strikes_an_approaching_enemy():
+    spear = fighter("Spear", reaction=10, reactions=["attack_of_opportunity"], weapons=[
+        {"name": "spear", "skill": 20, "damage": "d8", "reach": 2}])
+    walker = fighter("Walker", reaction=50, movement=4)  # 1 m a phase: it walks through the spear's reach
+    text = sim.trace(_far_duel(walker, spear, {"family": "steady", "stunts": "none"},
+                               {"family": "guardian", "ready": "opportunity", "stunts": "none"}, 5), n=5)
+    # The readied one goes first and is the only one for that move (one attack per trigger),
+    # and the guardian kept preparing it although the walker was already within reach.
+    assert "Spear makes an Attack of Opportunity (readied) as Walker moves" in text
+    assert "drops opportunity" not in text
+    first = text.index("Attack of Opportunity")
+    assert "(Reaction) as Walker moves" not in text[first:text.index("\n", text.index("\n", first) + 1)]

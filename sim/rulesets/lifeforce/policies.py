@@ -117,12 +117,13 @@ def decide(ctx, rows, a):
     desired[kite] = ATTACK
 
     # Guardian: hold ground; strike what comes into reach, else keep an action readied.
-    # A readied Attack of Opportunity is kept while an enemy in reach still has to move
-    # in: it is not adjacent yet, or it has declared a charge.
+    # A readied (or half-prepared) Attack of Opportunity is kept while an enemy in reach
+    # still has to move in: it is not adjacent yet, or it has declared a charge.
     guard = fam == GUARDIAN
     near = dall <= reach[:, None]
     coming = near & ((dall > 1) | (state.prep_action[rows] == CHARGE))
-    keep_ready = (state.ready[rows, a] == READY_OPPORTUNITY) & coming.any(axis=1)
+    holding = (state.ready[rows, a] == READY_OPPORTUNITY) | ((prep == OPPORTUNITY) & (pap > 0))
+    keep_ready = holding & coming.any(axis=1) & (setup.ready_pref[a] == READY_OPPORTUNITY)
     threat_near = near.any(axis=1) & ~keep_ready
     move[guard] = NO_MOVE
     g_attack = guard & (threat_near | (shoots & (d <= rng)))
