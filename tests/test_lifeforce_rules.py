@@ -142,3 +142,17 @@ def test_damage_armor_penetration_criticals_and_shield():
     assert final_damage(3, 5, 1.0, 0, "before_armor") == 0  # never negative
     assert strength_damage(np.array([5, 5, 3]), np.array([True, False, True]), 1.5).tolist() == [7, 5, 4]
     assert int(T.strength_benefit(47, 10)) == 4
+
+
+def test_damage_faces_from_uniforms_cover_each_face_equally():
+    from sim.dice import DiceTable, parse_dice
+    from sim.rulesets.lifeforce.engine import _faces
+    table = DiceTable([parse_dice("2d6+1"), parse_dice("d4"), parse_dice(3)])
+    # Uniforms at the centre of each face's interval give every face exactly once.
+    grid = (np.arange(6) + 0.5) / 6
+    u = np.array(np.meshgrid(grid, grid)).reshape(2, -1).T
+    totals = _faces(table, np.zeros(36, dtype=int), u)
+    assert sorted(totals.tolist()) == sorted(a + b + 3 for a in range(6) for b in range(6))
+    u4 = np.stack([(np.arange(4) + 0.5) / 4, np.full(4, 0.99)], axis=1)
+    assert _faces(table, np.ones(4, dtype=int), u4).tolist() == [1, 2, 3, 4]
+    assert _faces(table, np.full(2, 2), np.zeros((2, 2))).tolist() == [3, 3]

@@ -161,16 +161,26 @@ class Ctx:
         self.roll = b.d(die, C).astype(np.int32)
         self.sec = b.d(die, C, 4).astype(np.int32)
         self.grap = b.d(die, 2, 3).astype(np.int32)
-        self.dmg = _roll_table(b, self.setup.w_dice)
-        self.dual = _roll_table(b, self.setup.w_dice)
-        self.shield = _roll_table(b, self.setup.shield_dice)
+        # Damage dice as uniforms per possible attacker (its attack, its Dual Strike) and
+        # per defender (its shield); faces are computed only for the rows that hit.
+        self.u_damage = b.uniform(C, 2, self.setup.w_dice.max_count or 1)
+        self.u_shield = b.uniform(C, self.setup.shield_dice.max_count or 1)
         self.noise = b.uniform(C)
 
+    def damage(self, rows, att, w, slot: int) -> np.ndarray:
+        """Weapon dice of weapon rows `w` for attackers `att` (slot 0 attack, 1 Dual Strike)."""
+        return _faces(self.setup.w_dice, w, self.u_damage[rows, att, slot])
 
-def _roll_table(batch, table: DiceTable) -> np.ndarray:
-    full = batch.crn and batch.size != batch.chunk_size
-    out = table.roll(batch.rng, batch.chunk_size if full else batch.size).astype(np.int32)
-    return out[batch.ids] if full else out
+    def shield(self, rows, who) -> np.ndarray:
+        return _faces(self.setup.shield_dice, who, self.u_shield[rows, who])
+
+
+def _faces(table: DiceTable, idx, u) -> np.ndarray:
+    """Totals of the table's dice expressions `idx` (m,) from uniforms u (m, max dice)."""
+    sides = table.sides[idx][:, None]
+    faces = (u[:, :max(table.max_count, 1)] * sides).astype(np.int32) + 1
+    used = np.arange(faces.shape[1])[None, :] < table.counts[idx][:, None]
+    return (faces * used).sum(axis=1) + table.bonus[idx]
 
 
 def build(scenario) -> Setup:

@@ -88,11 +88,11 @@ def resolve_attack(ctx, rows, att, tgt, w, off_bonus=0, dmg_bonus=0, allow_stunt
 
     # Damage of a hit.
     sb = np.where(melee, strength_damage(setup.sb[att], setup.w_two[w], rules["two_handed_multiplier"]), 0)
-    rolled = np.maximum(ctx.dmg[rows, w] if allow_stunts else ctx.dual[rows, w], 0) + sb + dmg_bonus
+    rolled = np.maximum(ctx.damage(rows, att, w, 0 if allow_stunts else 1), 0) + sb + dmg_bonus
     armor = armor_after_penetration(setup.armor[tgt], setup.w_ap[w], setup.w_armoured[w])
     block_ready, block_reaction = can_react(setup, state, rows, tgt, "shield_block")
     block = hit & (block_ready | block_reaction)
-    shield = np.where(block, ctx.shield[rows, tgt], 0)
+    shield = np.where(block, ctx.shield(rows, tgt), 0)
     dmg = np.where(hit, final_damage(rolled, armor, critical_multiplier(bought), shield,
                                      rules["critical_applies"]), 0)
     used_ready = block & block_ready
