@@ -217,7 +217,9 @@ def build(scenario) -> Setup:
                 first_ranged = i
             if not w["range"] and first_melee < 0:
                 first_melee = i
-        hands = add("bare hands", 0, rules["unarmed_damage"], "bludgeoning", 0, False, 1, 0, False, 0, True)
+        # The option's default is the text "d3" (a file's value arrives parsed).
+        hands = add("bare hands", 0, parse_dice(rules["unarmed_damage"]) if isinstance(rules["unarmed_damage"], str)
+                    else rules["unarmed_damage"], "bludgeoning", 0, False, 1, 0, False, 0, True)
         melee_w.append(first_melee if first_melee >= 0 else hands)
         ranged_w.append(first_ranged)
         unarmed_w.append(hands)

@@ -6,7 +6,6 @@ section 3 or found in the text; docs/rules/lifeforce.md gives the passage each r
 from __future__ import annotations
 
 from sim.rulesets.lifeforce import tables as T
-from sim.dice import parse_dice
 from sim.schema import Field
 
 WEAPON_FIELDS = {
@@ -45,8 +44,10 @@ COMBATANT_FIELDS = {
                               min=-50, max=500),
     "armor": Field("int", 0, "Armor: subtracted from bludgeoning, piercing and slashing damage", min=0, max=500),
     "shield": Field("dice", None, "the shield's damage dice, rolled by Shield Block; none = no shield"),
-    "reactions": Field("list", ["shield_block", "attack_of_opportunity"],
-                       "what its training or equipment lets it use its Reaction for (most creatures: none)",
+    "reactions": Field("list", ["shield_block"],
+                       "what its training or equipment lets it use its Reaction for (\"Most creatures cannot use "
+                       "their Reaction without special training or equipment\"): a carried shield is the equipment "
+                       "for shield_block; attack_of_opportunity needs training, so list it",
                        item=Field("choice", choices=("shield_block", "attack_of_opportunity"))),
     "hastened": Field("int", 0, "sources of Hastened at the start", min=0, max=20),
     "slowed": Field("int", 0, "sources of Slowed at the start", min=0, max=20),
@@ -118,7 +119,7 @@ RULE_OPTIONS = {
                          "cannot move", min=0, max=4),
     "disarmed_recover_ap": Field("int", 1, "action points to pick a dropped weapon up (it lies at the creature's "
                                  "feet); 0 = never recovered, fights unarmed", min=0, max=4),
-    "unarmed_damage": Field("dice", parse_dice("d3"), "bludgeoning damage of an unarmed or disarmed attack"),
+    "unarmed_damage": Field("dice", "d3", "bludgeoning damage of an unarmed or disarmed attack"),
     "loading_ap": Field("int", 1, "extra action points a Loading weapon needs before its next shot", min=0, max=4),
     "threaten_phases": Field("int", 2, "action phases a Threatened creature must attack the threatener",
                              min=0, max=8),
