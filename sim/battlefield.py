@@ -117,24 +117,32 @@ def _step_cost(diag_used: np.ndarray, metric: str) -> np.ndarray:
     return cost
 
 
+SIDESTEPS = 3  # equal-distance steps a mover may take to get round a blocker
+
+
 def _move(pos, grid, movers, allowance, blocking, metric, score_fn, stop_fn):
     """Shared walk: each mover in turn takes the best-scoring free neighbour while it improves.
 
-    score_fn(c, cells (N, 8, 2)) -> (N, 8) lower is better; stop_fn(c, cur (N, 2)) -> (N,)
-    score of standing still, and whether the mover is done.
+    score_fn(c, cells (N, 8, 2), pos) -> (N, 8), lower is better; stop_fn(c, pos) -> the
+    score of standing still (N,) and whether the mover is done (N,). When no neighbour
+    improves, a mover may sidestep to an equally good cell (not back where it came from)
+    up to SIDESTEPS times, which gets it round a comrade standing in the way.
     """
     pos = pos.copy()
     n, c, _ = pos.shape
     moved = np.zeros((n, c), dtype=np.int32)
     if not movers.any():
         return pos, moved
+    rows = np.arange(n)
     budget_all = np.where(movers, allowance, 0).astype(np.int32)
     for i in range(c):
         budget = budget_all[:, i].copy()
         if not (budget > 0).any():
             continue
         diag_used = np.zeros(n, dtype=np.int32)
-        for _ in range(int(budget.max())):
+        sidesteps = np.full(n, SIDESTEPS, dtype=np.int32)
+        prev = pos[:, i].copy()
+        for _ in range(int(budget.max()) + SIDESTEPS):
             cur = pos[:, i]
             here, done = stop_fn(i, pos)
             active = (budget > 0) & ~done
@@ -144,17 +152,30 @@ def _move(pos, grid, movers, allowance, blocking, metric, score_fn, stop_fn):
             cost = _step_cost(diag_used, metric)
             ok = _inside(cells, grid) & ~_occupied(cells, pos, blocking, i) & (cost <= budget[:, None])
             score = np.where(ok, score_fn(i, cells, pos), np.inf)
+            back = (cells == prev[:, None, :]).all(axis=2)
+            score = np.where(back, np.inf, score)
             best = score.argmin(axis=1)
-            better = active & (score[np.arange(n), best] < here)
-            if not better.any():
+            best_score = score[rows, best]
+            better = active & (best_score < here)
+            # Scores carry the grid distance in their whole part (fractions only break ties).
+            side = active & ~better & (np.floor(best_score) == np.floor(here)) & (sidesteps > 0)
+            go = better | side
+            if not go.any():
                 break
+            prev = np.where(go[:, None], cur, prev)
             step = NEIGHBOURS[best]
-            pos[better, i] = cur[better] + step[better]
-            spent = cost[np.arange(n), best]
-            budget = np.where(better, budget - spent, budget)
-            moved[:, i] += np.where(better, spent, 0)
-            diag_used += better & _DIAGONAL[best]
+            pos[go, i] = cur[go] + step[go]
+            spent = cost[rows, best]
+            budget = np.where(go, budget - spent, budget)
+            moved[:, i] += np.where(go, spent, 0)
+            diag_used += go & _DIAGONAL[best]
+            sidesteps -= side
     return pos, moved
+
+
+def _sq(a, b):
+    d = a.astype(np.int32) - b
+    return d[..., 0] ** 2 + d[..., 1] ** 2
 
 
 def step_toward(pos, grid: Grid, movers, target, allowance, blocking, stop_within, metric: str = "chebyshev"):
@@ -171,12 +192,14 @@ def step_toward(pos, grid: Grid, movers, target, allowance, blocking, stop_withi
     def score(i, cells, p):
         t = tpos(p, i)
         d = cells.astype(np.int32) - t[:, None, :]
-        return _metric(d[..., 0], d[..., 1], metric).astype(float)
+        # Straight-line closeness breaks ties between cells of equal grid distance, so
+        # paths look natural and sidesteps swing round toward the open side.
+        return _metric(d[..., 0], d[..., 1], metric) + (d[..., 0] ** 2 + d[..., 1] ** 2) / 1e4
 
     def stop(i, p):
         t = tpos(p, i)
         d = _metric(p[:, i, 0].astype(np.int32) - t[:, 0], p[:, i, 1].astype(np.int32) - t[:, 1], metric)
-        return d.astype(float), d <= stop_within[:, i]
+        return d + _sq(p[:, i], t) / 1e4, d <= stop_within[:, i]
 
     return _move(pos, grid, movers, allowance, blocking, metric, score, stop)
 

@@ -67,14 +67,23 @@ def main():
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", help="Override a scenario value, e.g. rules.resolution=sequential.")
 @click.option("--out", type=click.Path(dir_okay=True), help="Write both outcome tables: X.parquet (default) or X.csv; a folder for several scenarios.")
 @click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object to stdout instead of the text summary.")
-def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json):
+@click.option("--report", "report_dir", type=click.Path(file_okay=False), help="Also write an HTML report with figures into this folder.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar (there is none anyway when stderr is not a terminal).")
+def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir, quiet):
     """Play SCENARIOS (files or folders of them) and summarise who wins."""
+    from sim.progress import progress_bar
     from sim.runner import run as run_scenario
+    from sim.scenario import load_scenario
     files = scenario_files(scenarios)
     overrides = parse_sets(sets)
-    summaries = []
+    summaries, results = [], []
     for f in files:
-        result = run_scenario(f, n=skirmishes, seed=seed, jobs=jobs, max_rounds=max_rounds, overrides=overrides)
+        scen = load_scenario(f, overrides)
+        total = int(skirmishes or scen.run["skirmishes"])
+        with progress_bar(total, desc=f.stem, quiet=quiet) as update:
+            result = run_scenario(scen, n=skirmishes, seed=seed, jobs=jobs, max_rounds=max_rounds, progress=update)
+        if report_dir:
+            results.append(result)
         if out:
             target = Path(out) / f.stem if len(files) > 1 else Path(out)
             written = result.write(target)
@@ -86,6 +95,10 @@ def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json):
             click.echo(result.summary_text())
             if len(files) > 1:
                 click.echo("")
+    if report_dir:
+        from sim.report import report_results
+        index = report_results(results, report_dir)
+        click.echo(f"wrote {index}", err=True)
     if as_json:
         payload = summaries[0] if len(summaries) == 1 else {"scenarios": summaries}
         click.echo(json.dumps(payload, default=str))
@@ -146,5 +159,8 @@ def rules(ruleset):
         click.echo(f"{name} (default {spec.default!r}; {spec.describe()})\n    {spec.doc}\n")
 
 
+from sim import cli_report  # noqa: E402,F401
+
 if __name__ == "__main__":  # pragma: no cover
     main()
+from sim import cli_analysis  # noqa: E402,F401  (registers sweep, tune, sensitivity, tournament)

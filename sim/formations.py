@@ -66,8 +66,10 @@ class Layout:
         offsets = {s: _offsets(formations[s], len(members[s]), lateral_room) for s in range(n_sides)}
         depth = max(max((o[0] for o in offsets[s]), default=0) + 1 for s in range(n_sides))
         depth = max(depth, SCATTER_DEPTH if "scattered" in formations else 1)
-        margin = depth + 2
-        width = spec["width"] or (margin * 2 + gap * (n_sides - 1) + 1)
+        needed = (depth + 2) * 2 + gap * (n_sides - 1) + 1
+        width = spec["width"] or needed
+        # A wider field than needed is shared out evenly, so both sides have room to back away.
+        margin = depth + 2 + max(0, (width - needed) // 2)
         self.grid = Grid(int(width), int(height), float(cell), unit, spec["metric"])
         cy = height // 2
         c = len(scenario.combatants)

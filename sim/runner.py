@@ -85,12 +85,14 @@ def provenance(scen: Scenario, seed: int, n: int, max_rounds: int) -> dict:
 
 def run(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
         max_rounds: int | None = None, overrides: dict | None = None, crn: bool = False,
-        first_chunk: int = 0) -> RunResult:
+        first_chunk: int = 0, progress=None) -> RunResult:
     """Play a scenario `n` times and return the outcome tables.
 
     `scenario` is a path, a parsed dict or a Scenario. `n`, `seed` and `max_rounds`
     default to the scenario's `run:` block. `first_chunk` offsets the random streams,
     which lets adaptive runs add chunks that are independent of the earlier ones.
+    `progress`, if given, is called with the number of skirmishes in each finished chunk
+    (see sim.progress.progress_bar); the API is silent without it.
     """
     scen = scenario if isinstance(scenario, Scenario) else load_scenario(scenario, overrides)
     if isinstance(scenario, Scenario) and overrides:
@@ -102,10 +104,17 @@ def run(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
     sizes = chunk_sizes(n)
     tasks = [(data_json, scen.source, first_chunk + i, size, seed, max_rounds, crn) for i, size in enumerate(sizes)]
     if jobs == 1 or len(tasks) == 1:
-        outcomes = [play_chunk(*t) for t in tasks]
+        finished = (play_chunk(*t) for t in tasks)
     else:
         from joblib import Parallel, delayed
-        outcomes = Parallel(n_jobs=jobs, backend="loky")(delayed(play_chunk)(*t) for t in tasks)
+        # A generator (in task order) lets the progress bar move as chunks come back.
+        finished = Parallel(n_jobs=jobs, backend="loky", return_as="generator")(
+            delayed(play_chunk)(*t) for t in tasks)
+    outcomes = []
+    for size, outcome in zip(sizes, finished):
+        outcomes.append(outcome)
+        if progress is not None:
+            progress(size)
     return build_result(scen, outcomes, seed, max_rounds, first_skirmish=first_chunk * CHUNK_SIZE)
 
 
@@ -136,8 +145,7 @@ def build_result(scen: Scenario, outcomes: list[Outcome], seed: int, max_rounds:
         if key == "final_state":
             cols[key] = pd.Categorical.from_codes(flat.astype(np.int8), categories=list(FINAL_STATES))
         elif key == "down_round":
-            cols[key] = pd.array(np.where(flat > 0, flat, 0), dtype="Int32")
-            cols[key][flat <= 0] = pd.NA
+            cols[key] = pd.arrays.IntegerArray(flat.astype(np.int32), flat <= 0)
         else:
             cols[key] = flat
     combatants = pd.DataFrame(cols)
