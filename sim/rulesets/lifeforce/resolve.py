@@ -141,7 +141,8 @@ def end_grapple(state, rows, who) -> None:
         state.partner[r_, c_] = -1
         state.track[r_, c_] = T.NONE
         state.dominant[r_, c_] = False
-        state.contesting[r_, c_] = False
+        # `contesting` stays set: a creature that contested this phase takes no other action
+        # in it even when the grapple ends during the phase.
 
 
 def _second_target(ctx, rows, att, tgt, w) -> np.ndarray:

@@ -30,7 +30,7 @@ def take_turn(ctx, a: np.ndarray, live: np.ndarray) -> None:
     check = act & (state.track[R, a] > 0) & state.dominant[R, a] & ~state.gchecked[R, a]
     if check.any():
         grapple_check(ctx, R[check], a[check])
-    free = act & ~(state.contesting[R, a] & (state.track[R, a] > 0))
+    free = act & ~state.contesting[R, a]
     t = ctx.trace
     if t is not None and act[t.pos] and not free[t.pos]:
         t.line(f"  {t.name(a[t.pos])} contests the grapple and does nothing else.")
