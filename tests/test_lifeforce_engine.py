@@ -226,3 +226,41 @@ def test_readied_attack_of_opportunity_strikes_an_approaching_enemy():
     assert "drops opportunity" not in text
     first = text.index("Attack of Opportunity")
     assert "(Reaction) as Walker moves" not in text[first:text.index("\n", text.index("\n", first) + 1)]
+
+
+@pytest.mark.parametrize("stunt, expect", [
+    ("seize_the_initiative", "] (Hastened)"),          # Hastened in the next round's turn order
+    ("knock_prone", "PRONE"),
+    ("disarm", "drops the weapon"),
+    ("threaten", "THREATENED"),
+])
+def test_stunts_take_effect(stunt, expect):
+    # Offence 150 against Touch 70 always succeeds by 81+: five or more stunt points.
+    ace = fighter("Ace", offence=130, reaction=10, intimidate=200,
+                  weapons=[{"name": "blade", "skill": 20, "damage": "d2"}])
+    text = sim.trace(duel(ace, fighter("B", hp=200), pa={"family": "steady", "stunt_order": [stunt]}),
+                     n=3, max_rounds=3)
+    assert expect in text
+
+
+def test_stunt_once_per_phase_and_dual_strike_generates_none():
+    ace = fighter("Ace", offence=130, weapons=[{"name": "blade", "skill": 20, "damage": "d2"}])
+    data = duel(ace, fighter("B", hp=500), pa={"family": "steady", "stunt_order": ["dual_strike", "minor_critical"]})
+    data["sides"]["b"]["combatants"].append(fighter("C", hp=500))
+    text = sim.trace(data, n=3, max_rounds=2)
+    dual = [line for line in text.splitlines() if "dual-strikes" in line]
+    assert dual and all("stunt point" not in line for line in dual)
+
+
+def test_focus_mode_makes_a_side_share_its_target():
+    data = duel(pa={"family": "steady", "stunts": "none", "target": "focus"})
+    data["sides"]["a"]["combatants"] = [fighter("A1"), fighter("A2")]
+    data["sides"]["b"]["combatants"] = [fighter("B1", hp=400), fighter("B2", hp=400)]
+    scen = load_scenario(data)
+    setup = scen.ruleset.build(scen)
+    batch = Batch(np.random.default_rng(3), 200)
+    state = scen.ruleset.init(setup, batch)
+    batch.round = 1
+    scen.ruleset.step(setup, state, batch)
+    assert (state.target[:, 0] == state.target[:, 1]).all()
+    assert set(np.unique(state.target[:, 0])) == {2, 3}  # either enemy, chosen at random

@@ -130,6 +130,7 @@ class State(BatchState):
     charges: np.ndarray
     grapples_won: np.ndarray
     grapple_checks_won: np.ndarray
+    focus: np.ndarray  # (N, sides) the enemy a side's focus-mode creatures stick to, or -1
     rounds: np.ndarray
 
 
@@ -302,7 +303,7 @@ def init(setup: Setup, batch) -> State:
         partner=full(-1, np.int16), dominant=z(bool), track=z(np.int8), contesting=z(bool), gchecked=z(bool),
         stunted=z(bool), loaded=full(True, bool), attacks=z(), hits=z(), dealt=z(), taken=z(),
         stunt_points=z(), blocks=z(), opportunity=z(), charges=z(), grapples_won=z(), grapple_checks_won=z(),
-        rounds=np.zeros(n, dtype=np.int32),
+        focus=np.full((n, setup.n_sides), -1, dtype=np.int16), rounds=np.zeros(n, dtype=np.int32),
     )
 
 

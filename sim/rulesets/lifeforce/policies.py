@@ -23,6 +23,7 @@ FAMILIES = S.POLICY_FIELDS["family"].choices
 STEADY, CHARGER, SKIRMISHER, GUARDIAN, GRAPPLER = range(len(FAMILIES))
 NO_MOVE, TOWARD, AWAY, LINE = range(4)
 NEAREST = TARGET_MODES.index("nearest")
+FOCUS = TARGET_MODES.index("focus")
 
 
 def enemies_standing(setup, state, rows, a) -> np.ndarray:
@@ -30,13 +31,23 @@ def enemies_standing(setup, state, rows, a) -> np.ndarray:
 
 
 def pick_target(ctx, rows, a, modes) -> np.ndarray:
-    """A new target per row by target mode (random, weakest, strongest, nearest)."""
+    """A new target per row by target mode (random, weakest, strongest, focus, nearest).
+
+    `focus`: the whole side sticks to one enemy; a side without a standing focus takes
+    the first new choice one of its focus-mode creatures makes (at random).
+    """
     setup, state = ctx.setup, ctx.state
     cand = enemies_standing(setup, state, rows, a)
     dist = ctx.dist[rows, a].astype(np.float32)
-    chosen = choose_targets(modes[:, None], cand[:, None], state.hp[rows].astype(np.float32), None,
-                            ctx.noise[rows][:, None], distance=dist[:, None])
-    return chosen[:, 0]
+    side = setup.side[a]
+    focus = state.focus[rows, side]
+    m = np.arange(len(rows))
+    ok = (focus >= 0) & cand[m, np.maximum(focus, 0)]
+    chosen = choose_targets(modes[:, None], cand[:, None], state.hp[rows].astype(np.float32),
+                            np.where(ok, focus, -1)[:, None], ctx.noise[rows][:, None], distance=dist[:, None])[:, 0]
+    adopt = (modes == FOCUS) & ~ok & (chosen >= 0)
+    state.focus[rows[adopt], side[adopt]] = chosen[adopt]
+    return chosen
 
 
 def update_targets(ctx, rows, a) -> None:
