@@ -27,11 +27,13 @@ def take_turn(ctx, a: np.ndarray, live: np.ndarray) -> None:
     if rules["readied_lasts"] == "next_turn":
         state.ready[R[standing], a[standing]] = READY_NONE
     act = standing & ~ctx.no_actions[R, a]
+    t = ctx.trace
+    if t is not None and standing[t.pos] and not act[t.pos]:
+        t.line(f"  {t.name(a[t.pos])} is surprised and takes no action.")
     check = act & (state.track[R, a] > 0) & state.dominant[R, a] & ~state.gchecked[R, a]
     if check.any():
         grapple_check(ctx, R[check], a[check])
     free = act & ~state.contesting[R, a]
-    t = ctx.trace
     if t is not None and act[t.pos] and not free[t.pos]:
         t.line(f"  {t.name(a[t.pos])} contests the grapple and does nothing else.")
     rows, a = R[free], a[free]
