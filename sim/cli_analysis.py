@@ -29,13 +29,21 @@ def common_options(f):
         click.option("--out", type=click.Path(dir_okay=False),
                      help="Write the table: X.parquet (default) or X.csv, atomically."),
         click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object instead of text."),
+        click.option("--report", "report_dir", type=click.Path(file_okay=False),
+                     help="Also write an HTML report with figures into this folder."),
     ]
     for o in reversed(opts):
         f = o(f)
     return f
 
 
-def write_out(df: pd.DataFrame, out: str | None, as_json: bool, extra: dict | None = None) -> None:
+def write_out(df: pd.DataFrame, out: str | None, as_json: bool, extra: dict | None = None,
+              report_dir: str | None = None) -> None:
+    if report_dir:
+        from sim.report import report_frame
+        page = report_frame(df, report_dir)
+        if not as_json:
+            click.echo(f"wrote {page}", err=True)
     if not out:
         return
     from sim.io import atomic_write_frame
@@ -95,12 +103,12 @@ def parse_vary(items) -> dict:
 @click.option("--max", "max_n", type=click.IntRange(min=1), default=1_000_000, show_default=True,
               help="With --precision: stop at this many skirmishes per variant.")
 @common_options
-def sweep(scenario, vary, precision, max_n, skirmishes, seed, jobs, max_rounds, sets, out, as_json):
+def sweep(scenario, vary, precision, max_n, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir):
     """Run a grid of variants of SCENARIO on common random numbers, one row per variant."""
     from sim.analysis import sweep as sweep_fn
     df = sweep_fn(scenario, parse_vary(vary) or None, n=skirmishes, seed=seed, jobs=jobs, max_rounds=max_rounds,
                   overrides=parse_sets(sets), precision=precision, max_skirmishes=max_n if precision else None)
-    write_out(df, out, as_json)
+    write_out(df, out, as_json, report_dir=report_dir)
     if as_json:
         return emit_json("sweep", df)
     meta = df.attrs["analysis"]
@@ -127,7 +135,7 @@ def sweep(scenario, vary, precision, max_n, skirmishes, seed, jobs, max_rounds, 
 @click.option("--max", "max_n", type=click.IntRange(min=1),
               help="Most skirmishes for one value while its interval still contains the target (default 8 x -n).")
 @common_options
-def tune(scenario, param, target, rng, max_n, skirmishes, seed, jobs, max_rounds, sets, out, as_json):
+def tune(scenario, param, target, rng, max_n, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir):
     """Find the value of PATH that gives a side the target win rate (bisection, paired runs)."""
     from sim.analysis import tune as tune_fn
     from sim.analysis.tune import parse_target, parse_tune_range
@@ -135,7 +143,7 @@ def tune(scenario, param, target, rng, max_n, skirmishes, seed, jobs, max_rounds
     lo, hi = parse_tune_range(rng)
     df = tune_fn(scenario, param, side, rate, lo, hi, n=skirmishes or 20000, seed=seed, jobs=jobs,
                  max_rounds=max_rounds, overrides=parse_sets(sets), max_skirmishes=max_n)
-    write_out(df, out, as_json)
+    write_out(df, out, as_json, report_dir=report_dir)
     if as_json:
         return emit_json("tune", df)
     meta = df.attrs["analysis"]
@@ -154,12 +162,12 @@ def tune(scenario, param, target, rng, max_n, skirmishes, seed, jobs, max_rounds
 @click.option("--combatant", "combatants", multiple=True, metavar="NAME",
               help="Only this combatant's stats (repeatable; default all).")
 @common_options
-def sensitivity(scenario, combatants, skirmishes, seed, jobs, max_rounds, sets, out, as_json):
+def sensitivity(scenario, combatants, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir):
     """Stat weights: each numeric stat one step up and down, paired change in win rates, ranked."""
     from sim.analysis import sensitivity as sens_fn
     df = sens_fn(scenario, list(combatants) or None, n=skirmishes or 20000, seed=seed, jobs=jobs,
                  max_rounds=max_rounds, overrides=parse_sets(sets))
-    write_out(df, out, as_json)
+    write_out(df, out, as_json, report_dir=report_dir)
     if as_json:
         return emit_json("sensitivity", df)
     sides = [c[:-len(".delta")] for c in df.columns if c.endswith(".delta")]
@@ -180,7 +188,7 @@ def sensitivity(scenario, combatants, skirmishes, seed, jobs, max_rounds, sets, 
                    "YAML/JSON: '[random, {target: focus, flee_below: 0.5}]' or '{brave: {flee_below: 0}, "
                    "timid: {flee_below: 0.5}}'. Repeat per side; unlisted sides keep their policy.")
 @common_options
-def tournament(scenario, policies, skirmishes, seed, jobs, max_rounds, sets, out, as_json):
+def tournament(scenario, policies, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir):
     """Every pairing of the listed policies: win-rate matrices, best responses, robustness."""
     from sim.analysis import best_responses, matrix, tournament as tour_fn, verdicts
     from sim.analysis.tournament import parse_policy_list
@@ -194,7 +202,7 @@ def tournament(scenario, policies, skirmishes, seed, jobs, max_rounds, sets, out
                  overrides=parse_sets(sets))
     br = best_responses(df)
     says = verdicts(df)
-    write_out(df, out, as_json, {"verdicts": says, "best_responses": records(br)})
+    write_out(df, out, as_json, {"verdicts": says, "best_responses": records(br)}, report_dir=report_dir)
     if as_json:
         return emit_json("tournament", df, best_responses=records(br), verdicts=says)
     meta = df.attrs["analysis"]
