@@ -16,6 +16,9 @@ class Lifeforce:
     policy_fields = schema.POLICY_FIELDS
     actions = schema.ACTIONS
     observations = schema.OBSERVATIONS
+    # The text gives no weapon statistics, so there is no built-in weapon table; a
+    # scenario's `armory:` names its own weapons.
+    weapon_lists = ("weapons",)
 
     build = staticmethod(engine.build)
     init = staticmethod(engine.init)
