@@ -108,51 +108,55 @@ def decide(ctx, rows, a):
     desired[far] = RUN
 
     # Charger: charge when the target is reachable within the charge's movement.
-    charge_reach = mv + np.where(setup.rules["charge_moves_on_attack_phase"], mv2, 0)
-    melee_gap = d - reach
-    state_pos = state.pos[rows]
-    steps = line_steps(state_pos[m, a], np.sign(state_pos[m, np.maximum(tgt, 0)] - state_pos[m, a]),
-                       state_pos[m, np.maximum(tgt, 0)], reach, charge_reach)
-    charging = (fam == CHARGER) & ~in_reach & (melee_gap >= 1) & (steps > 0)
-    charging |= (fam == CHARGER) & (prep == CHARGE) & (pap > 0)
-    desired[charging] = CHARGE
-    move[charging] = LINE
-    stop[fam == CHARGER] = reach[fam == CHARGER]
+    if (fam == CHARGER).any():
+        charge_reach = mv + np.where(setup.rules["charge_moves_on_attack_phase"], mv2, 0)
+        melee_gap = d - reach
+        state_pos = state.pos[rows]
+        steps = line_steps(state_pos[m, a], np.sign(state_pos[m, np.maximum(tgt, 0)] - state_pos[m, a]),
+                           state_pos[m, np.maximum(tgt, 0)], reach, charge_reach)
+        charging = (fam == CHARGER) & ~in_reach & (melee_gap >= 1) & (steps > 0)
+        charging |= (fam == CHARGER) & (prep == CHARGE) & (pap > 0)
+        desired[charging] = CHARGE
+        move[charging] = LINE
+        stop[fam == CHARGER] = reach[fam == CHARGER]
 
     # Skirmisher: keep its distance from the nearest enemy while preparing its attack, but
     # not by stepping out of that enemy's reach (which provokes an Attack of Opportunity).
-    their_reach = setup.w_reach[setup.current_melee(state, rows, nearest)]
-    kite = (fam == SKIRMISHER) & (dn < setup.keep_cells[a]) & (dn > their_reach) & shoots
-    move[kite] = AWAY
-    goal[kite] = nearest[kite]
-    desired[kite] = ATTACK
+    if (fam == SKIRMISHER).any():
+        their_reach = setup.w_reach[setup.current_melee(state, rows, nearest)]
+        kite = (fam == SKIRMISHER) & (dn < setup.keep_cells[a]) & (dn > their_reach) & shoots
+        move[kite] = AWAY
+        goal[kite] = nearest[kite]
+        desired[kite] = ATTACK
 
     # Guardian: hold ground; strike what comes into reach, else keep an action readied.
     # A readied (or half-prepared) Attack of Opportunity is kept while an enemy in reach
     # still has to move in: it is not adjacent yet, or it has declared a charge.
-    guard = fam == GUARDIAN
-    near = dall <= reach[:, None]
-    coming = near & ((dall > 1) | (state.prep_action[rows] == CHARGE))
-    holding = (state.ready[rows, a] == READY_OPPORTUNITY) | ((prep == OPPORTUNITY) & (pap > 0))
-    keep_ready = holding & coming.any(axis=1) & (setup.ready_pref[a] == READY_OPPORTUNITY)
-    threat_near = near.any(axis=1) & ~keep_ready
-    move[guard] = NO_MOVE
-    g_attack = guard & (threat_near | (shoots & (d <= rng)))
-    pick = np.where(near, dall + ctx.noise[rows], np.inf).argmin(axis=1)
-    new_tgt = guard & threat_near & ~in_reach  # keep a target still in reach (and the preparation)
-    state.target[rows[new_tgt], a[new_tgt]] = pick[new_tgt]
-    desired[g_attack] = ATTACK
-    want = setup.ready_pref[a]
-    idle = guard & ~g_attack
-    desired[idle] = np.where((want != READY_NONE) & (state.ready[rows, a] != want) & idle,
-                             np.where(want == READY_BLOCK, BLOCK, OPPORTUNITY), HOLD)[idle]
+    if (fam == GUARDIAN).any():
+        guard = fam == GUARDIAN
+        near = dall <= reach[:, None]
+        coming = near & ((dall > 1) | (state.prep_action[rows] == CHARGE))
+        holding = (state.ready[rows, a] == READY_OPPORTUNITY) | ((prep == OPPORTUNITY) & (pap > 0))
+        keep_ready = holding & coming.any(axis=1) & (setup.ready_pref[a] == READY_OPPORTUNITY)
+        threat_near = near.any(axis=1) & ~keep_ready
+        move[guard] = NO_MOVE
+        g_attack = guard & (threat_near | (shoots & (d <= rng)))
+        pick = np.where(near, dall + ctx.noise[rows], np.inf).argmin(axis=1)
+        new_tgt = guard & threat_near & ~in_reach  # keep a target still in reach (and the preparation)
+        state.target[rows[new_tgt], a[new_tgt]] = pick[new_tgt]
+        desired[g_attack] = ATTACK
+        want = setup.ready_pref[a]
+        idle = guard & ~g_attack
+        desired[idle] = np.where((want != READY_NONE) & (state.ready[rows, a] != want) & idle,
+                                 np.where(want == READY_BLOCK, BLOCK, OPPORTUNITY), HOLD)[idle]
 
     # Grappler: close in and engage; inside a grapple, attack when not contesting.
-    grap = (fam == GRAPPLER) & (state.partner[rows, a] < 0)
-    free_target = state.partner[rows, np.maximum(tgt, 0)] < 0
-    engage = grap & free_target
-    desired[engage] = np.where(setup.run[a] & (d - 1 > mv), RUN, GRAPPLE)[engage]
-    stop[engage] = 1
+    if (fam == GRAPPLER).any():
+        grap = (fam == GRAPPLER) & (state.partner[rows, a] < 0)
+        free_target = state.partner[rows, np.maximum(tgt, 0)] < 0
+        engage = grap & free_target
+        desired[engage] = np.where(setup.run[a] & (d - 1 > mv), RUN, GRAPPLE)[engage]
+        stop[engage] = 1
 
     # Inside a grapple (not contesting): hit the partner where it lies.
     inside = state.partner[rows, a] >= 0
@@ -160,11 +164,12 @@ def decide(ctx, rows, a):
     move[inside] = NO_MOVE
 
     # Answering a declared attack with a readied Shield Block.
-    threats = threat_declared(ctx, rows, a)
-    answer = (setup.answer[a] & (threats > 0) & ~state.reaction_left[rows, a] & setup.has_shield[a]
-              & (state.ready[rows, a] != READY_BLOCK) & ~inside)
-    desired[answer] = BLOCK
-    move[answer] = NO_MOVE
+    if setup.answer.any():
+        threats = threat_declared(ctx, rows, a)
+        answer = (setup.answer[a] & (threats > 0) & ~state.reaction_left[rows, a] & setup.has_shield[a]
+                  & (state.ready[rows, a] != READY_BLOCK) & ~inside)
+        desired[answer] = BLOCK
+        move[answer] = NO_MOVE
 
     # What conditions force: standing up, picking the weapon up, being held.
     cm = condition_mods(setup, state, rows, a)

@@ -167,7 +167,7 @@ POLICY_FIELDS = {
                             "the dominant grappler to end it) unless its family is grappler"),
     "abandon_when_out_of_reach": Field("bool", True, "drop a prepared attack whose target has left reach when "
                                        "another enemy is in reach (losing the preparation)"),
-    "answer_threats": Field("bool", False, "switch to readying a Shield Block when an enemy in reach declares an "
+    "answer_threats": Field("bool", False, "switch to readying a Shield Block when an enemy has declared an "
                             "attack on it and its Reaction is spent"),
     "run": Field("bool", True, "Run when the target is too far to reach this phase and the next"),
 }
