@@ -1,5 +1,4 @@
 """The Lifeforce ruleset on the engine: exact rates by simulation, grapple track, CLI."""
-import copy
 import json
 import subprocess
 import sys

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.rulesets.base import STANDING
 from sim.rulesets.lifeforce import tables as T
 
 
