@@ -49,6 +49,7 @@ def summarize(result) -> dict:
             "damage_taken": float(row["damage_taken"]),
             "down_rate": down / n if n else float("nan"),
             "down_ci95": _rate(down, n)["ci95"],
+            "fallen_rate": (int(states.get("unconscious", 0)) + int(states.get("dead", 0))) / n if n else float("nan"),
             "dead_rate": int(states.get("dead", 0)) / n if n else float("nan"),
             "fled_rate": int(states.get("fled", 0)) / n if n else float("nan"),
         })
@@ -91,14 +92,14 @@ def summary_text(result) -> str:
                   f"90% within {r['p90']:.0f}, longest {r['max']}", ""]
     width = max(len("combatant"), *(len(c["name"]) for c in s["combatants"])) + 2
     lines.append(f"  {'combatant':<{width}}{'side':<12}{'attacks':>8}{'hits':>7}{'hit%':>7}"
-                 f"{'dealt':>8}{'taken':>8}{'down%':>8}{'fled%':>7}")
+                 f"{'dealt':>8}{'taken':>8}{'fallen%':>9}{'fled%':>7}")
     for c in s["combatants"]:
         hr = f"{100 * c['hit_rate']:.0f}" if c["hit_rate"] is not None else "-"
         lines.append(f"  {c['name']:<{width}}{c['side']:<12}{c['attacks']:>8.2f}{c['hits']:>7.2f}{hr:>7}"
                      f"{c['damage_dealt']:>8.2f}{c['damage_taken']:>8.2f}"
-                     f"{100 * c['down_rate']:>8.1f}{100 * c['fled_rate']:>7.1f}")
+                     f"{100 * c['fallen_rate']:>9.1f}{100 * c['fled_rate']:>7.1f}")
     lines += ["", "attacks, hits and damage are means per skirmish; damage counts what was rolled, "
-                  "not capped at what the target had left.",
+                  "not capped at what the target had left; fallen = unconscious or dead at the end.",
               f"scenario hash {s['provenance']['scenario_hash']}, package {s['provenance']['package_version']}"]
     return "\n".join(lines)
 
