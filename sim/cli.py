@@ -67,15 +67,33 @@ def main():
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", help="Override a scenario value, e.g. rules.resolution=sequential.")
 @click.option("--out", type=click.Path(dir_okay=True), help="Write both outcome tables: X.parquet (default) or X.csv; a folder for several scenarios.")
 @click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object to stdout instead of the text summary.")
-def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json):
+@click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
+              help="Where chunks are played: local worker processes (loky) or a dask cluster (a local one "
+                   "with --jobs workers unless --scheduler is given).")
+@click.option("--scheduler", metavar="tcp://HOST:PORT", help="Play on an existing dask cluster (implies --backend dask).")
+@click.option("--summary-only", is_flag=True, help="Keep counts, sums and histograms only: constant memory for any -n.")
+@click.option("--run-dir", type=click.Path(file_okay=False), help="Save every finished chunk in this folder, so --resume can finish an interrupted run.")
+@click.option("--resume", is_flag=True, help="Finish the run in --run-dir without replaying its finished chunks.")
+def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, backend, scheduler, summary_only,
+        run_dir, resume):
     """Play SCENARIOS (files or folders of them) and summarise who wins."""
     from sim.runner import run as run_scenario
     files = scenario_files(scenarios)
     overrides = parse_sets(sets)
     summaries = []
     for f in files:
-        result = run_scenario(f, n=skirmishes, seed=seed, jobs=jobs, max_rounds=max_rounds, overrides=overrides)
-        if out:
+        if summary_only or run_dir or resume:
+            from sim.cli_scale import run_chunked_cli
+            result = run_chunked_cli(f, len(files), skirmishes, seed, jobs, max_rounds, overrides, backend,
+                                     scheduler, summary_only, run_dir, resume, out)
+            out_done = True
+        else:
+            from sim.cli_scale import crash_guard
+            with crash_guard():
+                result = run_scenario(f, n=skirmishes, seed=seed, jobs=jobs, max_rounds=max_rounds,
+                                      overrides=overrides, backend=backend, scheduler=scheduler)
+            out_done = False
+        if out and not out_done:
             target = Path(out) / f.stem if len(files) > 1 else Path(out)
             written = result.write(target)
             if not as_json:

@@ -85,12 +85,14 @@ def provenance(scen: Scenario, seed: int, n: int, max_rounds: int) -> dict:
 
 def run(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
         max_rounds: int | None = None, overrides: dict | None = None, crn: bool = False,
-        first_chunk: int = 0) -> RunResult:
+        first_chunk: int = 0, backend: str = "loky", scheduler: str | None = None) -> RunResult:
     """Play a scenario `n` times and return the outcome tables.
 
     `scenario` is a path, a parsed dict or a Scenario. `n`, `seed` and `max_rounds`
     default to the scenario's `run:` block. `first_chunk` offsets the random streams,
     which lets adaptive runs add chunks that are independent of the earlier ones.
+    `backend` ("loky" or "dask") and `scheduler` ("tcp://HOST:PORT") choose where chunks
+    are played (sim/backends.py); the result does not depend on it.
     """
     scen = scenario if isinstance(scenario, Scenario) else load_scenario(scenario, overrides)
     if isinstance(scenario, Scenario) and overrides:
@@ -101,7 +103,10 @@ def run(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
     data_json = json.dumps(scen.data, default=str)
     sizes = chunk_sizes(n)
     tasks = [(data_json, scen.source, first_chunk + i, size, seed, max_rounds, crn) for i, size in enumerate(sizes)]
-    if jobs == 1 or len(tasks) == 1:
+    if backend != "loky" or scheduler:
+        from sim.backends import play_in_memory
+        outcomes = play_in_memory(tasks, jobs, backend, scheduler)
+    elif jobs == 1 or len(tasks) == 1:
         outcomes = [play_chunk(*t) for t in tasks]
     else:
         from joblib import Parallel, delayed

@@ -73,7 +73,7 @@ def _pct(x: float) -> str:
 
 
 def summary_text(result) -> str:
-    s = summarize(result)
+    s = result.summary()  # RunResult or a chunked run's aggregate (sim/rundir.py)
     lines = [f"{s['scenario']}  ({s['ruleset']}, {s['skirmishes']:,} skirmishes, seed {s['seed']})", ""]
     lines.append("Who wins (95% confidence interval)")
     for side, v in s["sides"].items():
