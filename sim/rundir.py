@@ -240,11 +240,11 @@ def run_chunked(scenario, n: int | None = None, seed: int | None = None, jobs: i
     n = int(scen.run["skirmishes"] if n is None else n)
     seed = int(scen.run["seed"] if seed is None else seed)
     max_rounds = int(scen.run["max_rounds"] if max_rounds is None else max_rounds)
+    if resume and run_dir is None:
+        raise ScenarioError("--resume needs --run-dir, the folder of the run to finish.")
     if run_dir is None and not summary_only:
         raise ScenarioError("a run that keeps its outcome tables chunk by chunk needs a run folder "
                             "(--run-dir); add --summary-only to keep only the summary.")
-    if resume and run_dir is None:
-        raise ScenarioError("--resume needs --run-dir, the folder of the run to finish.")
     if summary_only and out is not None:
         raise ScenarioError("--summary-only keeps no outcome tables, so there is nothing for --out to write; "
                             "drop one of the two (the summary prints, or use --json).")
