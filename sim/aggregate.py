@@ -31,6 +31,7 @@ class Aggregate:
     sums: dict  # column -> (C,) int64 sums over skirmishes
     states: np.ndarray  # (C, len(FINAL_STATES)) counts of final states
     damage_hist: dict  # column -> (C, DAMAGE_BINS) counts
+    stalled: int = 0  # skirmishes stopped by the engine's stall check
 
     @classmethod
     def empty(cls, n_sides: int, n_combatants: int) -> "Aggregate":
@@ -43,6 +44,7 @@ class Aggregate:
     def merge(self, other: "Aggregate") -> "Aggregate":
         """Add `other` into this aggregate (in place) and return it."""
         self.n += other.n
+        self.stalled += other.stalled
         self.winners += other.winners
         self.rounds_hist = _add_padded(self.rounds_hist, other.rounds_hist)
         for k in SUM_COLUMNS:
@@ -53,7 +55,7 @@ class Aggregate:
         return self
 
     def to_bytes(self) -> bytes:
-        arrays = {"n": np.array([self.n], np.int64), "winners": self.winners, "rounds_hist": self.rounds_hist,
+        arrays = {"n": np.array([self.n, self.stalled], np.int64), "winners": self.winners, "rounds_hist": self.rounds_hist,
                   "states": self.states}
         arrays.update({f"sum_{k}": v for k, v in self.sums.items()})
         arrays.update({f"hist_{k}": v for k, v in self.damage_hist.items()})
@@ -66,7 +68,7 @@ class Aggregate:
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
             return cls(int(z["n"][0]), z["winners"], z["rounds_hist"],
                        {k: z[f"sum_{k}"] for k in SUM_COLUMNS}, z["states"],
-                       {k: z[f"hist_{k}"] for k in HIST_COLUMNS})
+                       {k: z[f"hist_{k}"] for k in HIST_COLUMNS}, int(z["n"][1]))
 
     def rounds_percentile(self, q: float) -> float:
         """Exactly `np.percentile(rounds, q)` (linear interpolation) from the histogram."""
@@ -111,7 +113,7 @@ def aggregate_outcome(outcome: Outcome, n_sides: int) -> Aggregate:
         v = np.clip(per[k].astype(np.int64), 0, DAMAGE_BINS - 1)
         hist[k] = np.bincount((np.arange(c)[None, :] * DAMAGE_BINS + v).ravel(),
                               minlength=c * DAMAGE_BINS).reshape(c, DAMAGE_BINS).astype(np.int64)
-    return Aggregate(n, winners, rounds_hist, sums, states, hist)
+    return Aggregate(n, winners, rounds_hist, sums, states, hist, int(getattr(outcome, "stalled", 0)))
 
 
 def merge_all(aggs, n_sides: int, n_combatants: int) -> Aggregate:

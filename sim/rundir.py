@@ -294,6 +294,8 @@ def run_chunked(scenario, n: int | None = None, seed: int | None = None, jobs: i
         if resume_cmd:
             lines.append(f"Finished chunks are kept in {run_dir}; finish the run with: {resume_cmd}")
         raise RunFailed(" ".join(lines)) from None
+    if agg.stalled:
+        meta = {**meta, "stalled_skirmishes": int(agg.stalled)}
     result = ChunkedResult(scen, agg, meta, folder, summary_only)
     if folder is not None:
         atomic_write_text(folder.path / SUMMARY, json.dumps(result.summary(), indent=2, default=str))

@@ -147,6 +147,9 @@ def build_result(scen: Scenario, outcomes: list[Outcome], seed: int, max_rounds:
             cols[key] = flat
     combatants = pd.DataFrame(cols)
     meta = provenance(scen, seed, n, max_rounds)
+    stalled = sum(getattr(o, "stalled", 0) for o in outcomes)  # see engine.STALL_ROUNDS
+    if stalled:
+        meta["stalled_skirmishes"] = int(stalled)
     skirmishes.attrs["provenance"] = meta
     combatants.attrs["provenance"] = meta
     return RunResult(scen, skirmishes, combatants, meta)

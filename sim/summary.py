@@ -92,6 +92,9 @@ def summary_text(result) -> str:
         lines.append(f"  {c['name']:<{width}}{c['side']:<12}{c['attacks']:>8.2f}{c['hits']:>7.2f}{hr:>7}"
                      f"{c['damage_dealt']:>8.2f}{c['damage_taken']:>8.2f}"
                      f"{100 * c['down_rate']:>8.1f}{100 * c['fled_rate']:>7.1f}")
+    if s["provenance"].get("stalled_skirmishes"):
+        from sim.engine import stall_message
+        lines += ["", "Note: " + stall_message(s["provenance"]["stalled_skirmishes"])]
     lines += ["", "attacks, hits and damage are means per skirmish; damage counts what was rolled, "
                   "not capped at what the target had left.",
               f"scenario hash {s['provenance']['scenario_hash']}, package {s['provenance']['package_version']}"]

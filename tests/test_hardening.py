@@ -1,0 +1,142 @@
+"""Malformed scenarios get a clear error (exit 2), never a traceback or a half-written file.
+
+Property-based: hypothesis mutates the shipped scenarios (wrong types, missing and
+unknown fields, absurd numbers, huge counts, broken dice, broken YAML, non-UTF-8
+bytes) and checks the loader and the CLI on each.
+"""
+from __future__ import annotations
+
+import copy
+import tempfile
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+import sim  # noqa: E402
+from sim.cli import main  # noqa: E402
+from sim.errors import ScenarioError  # noqa: E402
+from sim.scenario import load_scenario  # noqa: E402
+
+BASES = [yaml.safe_load(Path(p).read_text()) for p in
+         ("scenarios/gods_and_monsters/yeti.yaml", "scenarios/gods_and_monsters/archers_vs_ogre.yaml")]
+
+dice_like = st.one_of(
+    st.from_regex(r"\A[0-9]{0,4}[dD][0-9]{0,5}([+-][0-9]{0,6})?\Z", fullmatch=True),
+    st.sampled_from(["d0", "0d6", "d", "2d", "d6+", "1e9d6", "d-6", "  ", "", "d6d6", "d99999999999999999999",
+                     "101d6", "d1001", "2d6+99999999999999999999", "-d6", "d6*2", "½d6"]),
+)
+absurd_numbers = st.one_of(
+    st.integers(min_value=-2**70, max_value=2**70),
+    st.sampled_from([0, -1, 10**6, 10**9, 10**12, 2**31, 2**63, -2**63, 10**100]),
+    st.floats(allow_nan=True, allow_infinity=True),
+)
+junk = st.recursive(
+    st.one_of(st.none(), st.booleans(), absurd_numbers, st.text(max_size=12), dice_like),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.text(max_size=6), inner, max_size=3)),
+    max_leaves=6,
+)
+
+
+def _paths(node, prefix=()):
+    """Every (container, key) in a parsed scenario, to pick one to break."""
+    out = []
+    if isinstance(node, dict):
+        for k, v in node.items():
+            out.append(prefix + (k,))
+            out += _paths(v, prefix + (k,))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            out.append(prefix + (i,))
+            out += _paths(v, prefix + (i,))
+    return out
+
+
+def _get(node, path):
+    for k in path:
+        node = node[k]
+    return node
+
+
+@st.composite
+def broken_scenarios(draw):
+    data = copy.deepcopy(draw(st.sampled_from(BASES)))
+    for _ in range(draw(st.integers(1, 3))):
+        paths = _paths(data)
+        path = draw(st.sampled_from(paths))
+        parent, key = _get(data, path[:-1]), path[-1]
+        how = draw(st.sampled_from(["replace", "delete", "unknown", "dice", "number", "count"]))
+        if how == "replace":
+            parent[key] = draw(junk)
+        elif how == "delete":
+            del parent[key]
+        elif how == "unknown" and isinstance(parent, dict):
+            parent[draw(st.text(min_size=1, max_size=10))] = draw(junk)
+        elif how == "dice":
+            parent[key] = draw(dice_like)
+        elif how == "number":
+            parent[key] = draw(absurd_numbers)
+        elif how == "count" and isinstance(parent, dict) and "name" in parent:
+            parent["count"] = draw(st.sampled_from([0, -3, 1001, 10**6, 10**12, 2**70, "many", 2.5, None]))
+    return data
+
+
+def _load_or_error(data):
+    """Either a scenario or a ScenarioError; anything else fails the test."""
+    try:
+        return load_scenario(data)
+    except ScenarioError as e:
+        msg = str(e)
+        assert msg and "\n" not in msg.strip() and "Traceback" not in msg
+        return None
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(broken_scenarios())
+def test_loader_turns_every_malformed_scenario_into_a_scenario_error(data):
+    scen = _load_or_error(data)
+    if scen is not None:
+        # Still valid after the mutation: it must also play.
+        r = sim.run(scen, n=16, seed=0, max_rounds=30)
+        assert len(r.skirmishes) == 16
+
+
+@st.composite
+def broken_files(draw):
+    data = draw(broken_scenarios())
+    text = yaml.safe_dump(data, allow_unicode=True, sort_keys=False).encode("utf-8")
+    how = draw(st.sampled_from(["as is", "truncate", "bytes", "latin1", "tabs"]))
+    if how == "truncate":
+        text = text[: draw(st.integers(0, len(text)))]
+    elif how == "bytes":
+        pos = draw(st.integers(0, len(text)))
+        text = text[:pos] + draw(st.binary(min_size=1, max_size=8)) + text[pos:]
+    elif how == "latin1":
+        text = text.replace(b"Kord\xc3\xa9", b"Kord\xe9") + b"# caf\xe9\n"
+    elif how == "tabs":
+        text = text.replace(b"  ", b"\t", 1)
+    return text
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(broken_files())
+def test_cli_exits_2_with_one_paragraph_and_leaves_no_partial_output(tmp_path, raw):
+    case = Path(tempfile.mkdtemp(dir=tmp_path))
+    f = case / "scenario.yaml"
+    f.write_bytes(raw)
+    out = case / "out"
+    r = CliRunner().invoke(main, ["run", str(f), "-n", "16", "--max-rounds", "30", "--out", str(out / "t.parquet")])
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    assert "Traceback" not in r.output + r.stderr
+    if r.exit_code == 0:
+        assert sorted(p.name for p in out.iterdir()) == ["t.combatants.parquet", "t.skirmishes.parquet"]
+    else:
+        assert r.exit_code == 2
+        assert r.stderr.startswith("error: ") and str(f) in r.stderr
+        assert not out.exists() or not any(out.iterdir())
