@@ -7,6 +7,7 @@ bytes) and checks the loader and the CLI on each.
 from __future__ import annotations
 
 import copy
+import json
 import tempfile
 from pathlib import Path
 
@@ -140,3 +141,95 @@ def test_cli_exits_2_with_one_paragraph_and_leaves_no_partial_output(tmp_path, r
         assert r.exit_code == 2
         assert r.stderr.startswith("error: ") and str(f) in r.stderr
         assert not out.exists() or not any(out.iterdir())
+
+
+# Absurd but valid: these finish, or stop with a clear message, instead of hanging.
+
+YETI = BASES[0]
+
+
+def _variant(**changes):
+    data = copy.deepcopy(YETI)
+    for fn in changes.values():
+        fn(data)
+    return data
+
+
+def _untouchable(data):
+    for side in data["sides"].values():
+        for c in side["combatants"]:
+            c["defense"] = 40  # 11 + combat + attack - 40 < 1: no d20 roll can hit
+
+
+def test_nobody_can_hurt_anybody_with_max_rounds_of_a_million_stops_with_a_message():
+    from sim import engine
+    r = sim.run(_variant(x=_untouchable), n=300, seed=1, max_rounds=10**6)
+    assert (r.skirmishes["winner"] == "unfinished").all()
+    assert r.meta["stalled_skirmishes"] == 300
+    # Stopped at the first check after STALL_ROUNDS unchanged rounds, far below the million.
+    assert r.skirmishes["rounds"].max() <= engine.STALL_ROUNDS + 2 * engine.STALL_EVERY
+    assert "Note: 300 skirmishes stopped" in r.summary_text()
+    assert "nobody could hurt anybody" in sim.trace(_variant(x=_untouchable), skirmish=5, n=300, seed=1,
+                                                     max_rounds=10**6)
+
+
+def test_a_monster_nobody_can_hit_still_finishes_the_fight():
+    def yeti_untouchable(data):
+        data["sides"]["yeti"]["combatants"][0]["defense"] = 40
+    r = sim.run(_variant(x=yeti_untouchable), n=500, seed=1, max_rounds=10**6)
+    assert (r.skirmishes["winner"] == "yeti").all()
+    assert "stalled_skirmishes" not in r.meta
+    assert r.combatants.loc[r.combatants["combatant"] == "Yeti", "damage_taken"].sum() == 0
+
+
+def test_the_stall_check_never_cuts_a_long_fight_that_is_still_moving(monkeypatch):
+    from sim import engine
+
+    def marathon(data):
+        for side in data["sides"].values():
+            side["policy"] = {"target": "random"}
+            for c in side["combatants"]:
+                c["survival"], c["verve"], c["defense"] = 1500, 0, 12
+                for w in c.get("weapons", []) + c.get("attacks", []):
+                    w["damage"] = "d2"
+    data = _variant(x=marathon)
+    r = sim.run(data, n=20, seed=3, max_rounds=20000)
+    assert r.skirmishes["rounds"].median() > 2 * engine.STALL_ROUNDS  # long fights indeed
+    assert "stalled_skirmishes" not in r.meta
+    monkeypatch.setattr(engine, "STALL_ROUNDS", 10**9)
+    unchecked = sim.run(data, n=20, seed=3, max_rounds=20000)
+    assert r.combatants.equals(unchecked.combatants) and r.skirmishes.equals(unchecked.skirmishes)
+
+
+def test_huge_scenarios_are_played_in_slices_that_trace_replays_exactly(monkeypatch):
+    from sim import engine
+    monkeypatch.setattr(engine, "BATCH_BYTES", 40 * 1700)  # about 40 Yeti skirmishes a slice
+    setup = sim.load_scenario(YETI)
+    assert engine.rows_per_batch(setup.ruleset, setup.ruleset.build(setup), 1000) < 50
+    r = sim.run(YETI, n=700, seed=4)
+    for k in (0, 39, 40, 41, 333, 699):
+        text = sim.trace(YETI, skirmish=k, n=700, seed=4)
+        row = r.skirmishes.iloc[k]
+        assert f"Result after {row['rounds']} rounds" in text
+        for _, c in r.combatants[r.combatants["skirmish"] == k].iterrows():
+            assert f"{c['combatant']}: {c['final_state']}, dealt {c['damage_dealt']}, took {c['damage_taken']}" in text
+
+
+def test_a_thousand_combatants_finish_in_bounded_memory(tmp_path):
+    import subprocess
+    import sys
+    data = copy.deepcopy(YETI)
+    data["sides"]["party"]["combatants"] = [dict(YETI["sides"]["party"]["combatants"][2], name="Warrior",
+                                                 count=500)]
+    data["sides"]["yeti"]["combatants"] = [dict(YETI["sides"]["yeti"]["combatants"][0], count=500)]
+    data["battlefield"] = {"width": 200, "height": 600}
+    f = tmp_path / "horde.yaml"
+    f.write_text(yaml.safe_dump(data))
+    code = ("import resource, json, sim; r = sim.run(%r, n=2, seed=1, max_rounds=40); "
+            "print(json.dumps([len(r.combatants), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss]))" % str(f))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert out.returncode == 0, out.stderr
+    rows, maxrss_kb = json.loads(out.stdout)
+    assert rows == 2 * 1000
+    assert maxrss_kb < 1024 * 1024  # under 1 GB (unsliced, a batch needs about 35 MB per skirmish of it)
