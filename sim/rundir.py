@@ -209,16 +209,38 @@ def _set_args(overrides: dict | None) -> list:
     return out
 
 
-def crash_message(scen: Scenario, chunk: int, seed: int, n: int, max_rounds: int, overrides, run_dir,
-                  error: str, resume_cmd: str | None) -> str:
+def _chunk_repro(scen: Scenario, chunk: int, seed: int, n: int, max_rounds: int, overrides) -> tuple[str, str]:
+    """('chunk i (skirmishes a..b, seed s, ...)', the trace command that replays it)."""
     first = chunk * runner.CHUNK_SIZE
     size = runner.chunk_sizes(n)[chunk]
     trace = _command(["skirmish", "trace", scen.source, "--seed", seed, "-n", n, "--skirmish", first,
                       "--max-rounds", max_rounds, *_set_args(overrides)])
-    msg = (f"chunk {chunk} (skirmishes {first}..{first + size - 1}, seed {seed}, random stream "
-           f"SeedSequence({seed}, spawn_key=({chunk},))) crashed in a worker: {error}. "
-           f"Reproduce it in this process with: {trace}")
-    return msg + (f" ; finished chunks are kept in {run_dir}, finish the run with: {resume_cmd}" if resume_cmd else ".")
+    return (f"chunk {chunk} (skirmishes {first}..{first + size - 1}, seed {seed}, random stream "
+            f"SeedSequence({seed}, spawn_key=({chunk},)))", trace)
+
+
+def crash_message(scen: Scenario, chunk: int, seed: int, n: int, max_rounds: int, overrides, run_dir,
+                  error: str, resume_cmd: str | None) -> str:
+    where, trace = _chunk_repro(scen, chunk, seed, n, max_rounds, overrides)
+    msg = (f"{where} crashed in a worker: {error}. "
+           f"Reproduce it (the trace replays that chunk's random stream) with: {trace}")
+    return msg + (f". Finished chunks are kept in {run_dir}; once fixed, finish the run with: {resume_cmd}"
+                  if resume_cmd else "")
+
+
+def worker_died_message(scen: Scenario, unfinished: list, seed: int, n: int, max_rounds: int, overrides,
+                        run_dir, error: str, resume_cmd: str | None) -> str:
+    # Which chunk a dead process was playing is not reported back, but chunks are handed
+    # out in order, so it is among the first unfinished ones.
+    parts = [f"a worker process died ({error}); it was playing one of the first unfinished chunks:"]
+    for chunk, _seed, _size in unfinished[:4]:
+        where, trace = _chunk_repro(scen, chunk, seed, n, max_rounds, overrides)
+        parts.append(f"{where}, replay with: {trace};")
+    if len(unfinished) > 4:
+        parts.append(f"{len(unfinished) - 4} more chunks were not finished.")
+    if resume_cmd:
+        parts.append(f"Finished chunks are kept in {run_dir}; finish the run with: {resume_cmd}")
+    return " ".join(parts)
 
 
 def resume_command(scen: Scenario, seed: int, n: int, max_rounds: int, overrides, run_dir,
@@ -286,14 +308,8 @@ def run_chunked(scenario, n: int | None = None, seed: int | None = None, jobs: i
         raise RunFailed(crash_message(scen, e.chunk, seed, n, max_rounds, overrides, run_dir, e.error,
                                       resume_cmd)) from e
     except WorkerDied as e:
-        lines = [f"a worker died ({e.error}) while these chunks were unfinished; the crash is in one of them:"]
-        for chunk, _seed, _size in e.unfinished[:4]:
-            lines.append(crash_message(scen, chunk, seed, n, max_rounds, overrides, None, "unfinished", None))
-        if len(e.unfinished) > 4:
-            lines.append(f"... and {len(e.unfinished) - 4} more chunks not yet played.")
-        if resume_cmd:
-            lines.append(f"Finished chunks are kept in {run_dir}; finish the run with: {resume_cmd}")
-        raise RunFailed(" ".join(lines)) from None
+        raise RunFailed(worker_died_message(scen, e.unfinished, seed, n, max_rounds, overrides, run_dir,
+                                            e.error, resume_cmd)) from None
     if agg.stalled:
         meta = {**meta, "stalled_skirmishes": int(agg.stalled)}
     result = ChunkedResult(scen, agg, meta, folder, summary_only)

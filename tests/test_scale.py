@@ -230,3 +230,25 @@ def test_cli_long_run_options_check_their_combinations(tmp_path):
     r = CliRunner().invoke(main, ["run", YETI, "-n", "10", "--summary-only", "--out", str(tmp_path / "x.parquet")])
     assert r.exit_code == 2 and "nothing for --out" in r.stderr
     assert not list(tmp_path.iterdir())
+
+
+def _die_on_chunk_2(chunk, seed, size, *args):
+    if chunk == 2:
+        os._exit(9)  # the worker process vanishes, as when the OS kills it
+    return _REAL_PLAY_TASK(chunk, seed, size, *args)
+
+
+_REAL_PLAY_TASK = rundir.play_task
+
+
+def test_a_killed_worker_is_reported_and_resume_finishes_the_run(small_chunks, tmp_path, monkeypatch):
+    monkeypatch.setattr(rundir, "play_task", _die_on_chunk_2)
+    with pytest.raises(RunFailed) as e:
+        sim.run_to_folder(YETI, tmp_path / "run", n=2400, seed=12, jobs=2, summary_only=True)
+    msg = str(e.value)
+    assert "a worker process died" in msg
+    assert "chunk 2 (skirmishes 1000..1499, seed 12" in msg and "--skirmish 1000" in msg
+    assert f"--run-dir {tmp_path / 'run'} --resume" in msg
+    monkeypatch.setattr(rundir, "play_task", _REAL_PLAY_TASK)
+    res = sim.run_to_folder(YETI, tmp_path / "run", n=2400, seed=12, jobs=2, summary_only=True, resume=True)
+    assert res.summary() == sim.run(YETI, n=2400, seed=12).summary()
