@@ -143,10 +143,17 @@ def _play_chunk_task(chunk: int, seed: int, size: int, data_json: str, source: s
     return play_chunk(data_json, source, chunk, size, seed, max_rounds, crn)
 
 
-def play_in_memory(tasks: list[tuple], jobs: int, backend: str, scheduler: str | None) -> list:
-    """Outcomes of `runner.play_chunk` argument tuples, in task order, on any backend."""
+def play_in_memory(tasks: list[tuple], jobs: int, backend: str, scheduler: str | None, progress=None) -> list:
+    """Outcomes of `runner.play_chunk` argument tuples, in task order, on any backend.
+
+    `progress(size)` is called as each chunk finishes, in whatever order they do.
+    """
     order = [t[2] for t in tasks]
-    got = dict(play_all(_play_chunk_task, [(chunk, seed, size, data_json, source, max_rounds, crn)
-                                           for data_json, source, chunk, size, seed, max_rounds, crn in tasks],
-                        jobs, backend, scheduler))
+    got = {}
+    for chunk, outcome in play_all(_play_chunk_task, [(chunk, seed, size, data_json, source, max_rounds, crn)
+                                                      for data_json, source, chunk, size, seed, max_rounds, crn
+                                                      in tasks], jobs, backend, scheduler):
+        got[chunk] = outcome
+        if progress is not None:
+            progress(len(outcome.winner))
     return [got[c] for c in order]

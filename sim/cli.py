@@ -67,6 +67,8 @@ def main():
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", help="Override a scenario value, e.g. rules.resolution=sequential.")
 @click.option("--out", type=click.Path(dir_okay=True), help="Write both outcome tables: X.parquet (default) or X.csv; a folder for several scenarios.")
 @click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object to stdout instead of the text summary.")
+@click.option("--report", "report_dir", type=click.Path(file_okay=False), help="Also write an HTML report with figures into this folder.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar (there is none anyway when stderr is not a terminal).")
 @click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
               help="Where chunks are played: local worker processes (loky) or a dask cluster (a local one "
                    "with --jobs workers unless --scheduler is given).")
@@ -74,26 +76,34 @@ def main():
 @click.option("--summary-only", is_flag=True, help="Keep counts, sums and histograms only: constant memory for any -n.")
 @click.option("--run-dir", type=click.Path(file_okay=False), help="Save every finished chunk in this folder, so --resume can finish an interrupted run.")
 @click.option("--resume", is_flag=True, help="Finish the run in --run-dir without replaying its finished chunks.")
-def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, backend, scheduler, summary_only,
-        run_dir, resume):
+def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir, quiet, backend, scheduler,
+        summary_only, run_dir, resume):
     """Play SCENARIOS (files or folders of them) and summarise who wins."""
+    from sim.progress import progress_bar
     from sim.runner import run as run_scenario
+    from sim.scenario import load_scenario
     files = scenario_files(scenarios)
     overrides = parse_sets(sets)
-    summaries = []
+    summaries, results = [], []
     for f in files:
-        if summary_only or run_dir or resume:
-            from sim.cli_scale import run_chunked_cli
-            result = run_chunked_cli(f, len(files), skirmishes, seed, jobs, max_rounds, overrides, backend,
-                                     scheduler, summary_only, run_dir, resume, out)
-            out_done = True
-        else:
-            from sim.cli_scale import crash_guard
-            with crash_guard():
-                result = run_scenario(f, n=skirmishes, seed=seed, jobs=jobs, max_rounds=max_rounds,
-                                      overrides=overrides, backend=backend, scheduler=scheduler)
-            out_done = False
-        if out and not out_done:
+        scen = load_scenario(f, overrides)
+        total = int(skirmishes or scen.run["skirmishes"])
+        chunked = summary_only or run_dir or resume
+        if summary_only and report_dir:
+            raise ScenarioError("--report needs the outcome tables, which --summary-only does not keep; "
+                                "drop one of the two.")
+        with progress_bar(total, desc=f.stem, quiet=quiet) as update:
+            from sim.cli_scale import crash_guard, run_chunked_cli
+            if chunked:
+                result = run_chunked_cli(f, len(files), skirmishes, seed, jobs, max_rounds, overrides, backend,
+                                         scheduler, summary_only, run_dir, resume, out, update)
+            else:
+                with crash_guard():
+                    result = run_scenario(scen, n=skirmishes, seed=seed, jobs=jobs, max_rounds=max_rounds,
+                                          progress=update, backend=backend, scheduler=scheduler)
+        if report_dir:
+            results.append(result)
+        if out and not chunked:  # a chunked run streamed its tables already
             target = Path(out) / f.stem if len(files) > 1 else Path(out)
             written = result.write(target)
             if not as_json:
@@ -104,6 +114,10 @@ def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, backe
             click.echo(result.summary_text())
             if len(files) > 1:
                 click.echo("")
+    if report_dir:
+        from sim.report import report_results
+        index = report_results(results, report_dir)
+        click.echo(f"wrote {index}", err=True)
     if as_json:
         payload = summaries[0] if len(summaries) == 1 else {"scenarios": summaries}
         click.echo(json.dumps(payload, default=str))
@@ -164,5 +178,8 @@ def rules(ruleset):
         click.echo(f"{name} (default {spec.default!r}; {spec.describe()})\n    {spec.doc}\n")
 
 
+from sim import cli_report  # noqa: E402,F401
+
 if __name__ == "__main__":  # pragma: no cover
     main()
+from sim import cli_analysis  # noqa: E402,F401  (registers sweep, tune, sensitivity, tournament)

@@ -32,7 +32,7 @@ def crash_guard(resume_hint: str | None = None):
 
 
 def run_chunked_cli(path: Path, n_files: int, n, seed, jobs, max_rounds, overrides, backend, scheduler,
-                    summary_only, run_dir, resume, out):
+                    summary_only, run_dir, resume, out, progress=None):
     from sim.rundir import resume_command, run_chunked
     from sim.scenario import load_scenario
     run_dir = Path(run_dir) / path.stem if run_dir and n_files > 1 else run_dir
@@ -47,7 +47,7 @@ def run_chunked_cli(path: Path, n_files: int, n, seed, jobs, max_rounds, overrid
     with crash_guard(hint):
         result = run_chunked(path, n=n, seed=seed, jobs=jobs, max_rounds=max_rounds, overrides=overrides,
                              run_dir=run_dir, resume=resume, summary_only=summary_only, backend=backend,
-                             scheduler=scheduler, out=target)
+                             scheduler=scheduler, out=target, progress=progress)
     if target is not None:
         click.echo(f"wrote {target} tables (streamed chunk by chunk)", err=True)
     return result

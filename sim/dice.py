@@ -69,6 +69,8 @@ def parse_dice(text) -> Dice:
         return Dice(0, 0, int(text))
     if not isinstance(text, str):
         raise ValueError(f"expected a dice expression such as 'd8', '2d6+1' or 'd4-1', got {type(text).__name__}")
+    if re.fullmatch(r"\s*[+-]?\s*\d+\s*", text):
+        return Dice(0, 0, int(text.replace(" ", "")))
     m = _DICE_RE.match(text)
     if not m or not text.strip() or (m.group(2) is None and m.group(4) is None):
         raise ValueError(f"'{text}' is not a dice expression; write it like 'd8', '2d6+1', 'd4-1' or a plain number")

@@ -12,6 +12,14 @@ from pathlib import Path
 import pandas as pd
 
 
+def _usual_mode(tmp: str) -> None:
+    # mkstemp makes files private (0600); finished outputs (tables, shared reports)
+    # should get the permissions any other new file would under the user's umask.
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(tmp, 0o666 & ~mask)
+
+
 def atomic_write_bytes(path, data: bytes) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -21,6 +29,7 @@ def atomic_write_bytes(path, data: bytes) -> Path:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+        _usual_mode(tmp)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -51,6 +60,7 @@ def atomic_write_frame(path, frame: pd.DataFrame, fmt: str, meta: dict | None = 
             frame.to_csv(tmp, index=False)
         else:  # pragma: no cover
             raise ValueError(fmt)
+        _usual_mode(tmp)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

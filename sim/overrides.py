@@ -96,3 +96,48 @@ def apply_overrides(data: dict, overrides: dict) -> dict:
     for path, value in overrides.items():
         data = set_path(data, path, value)
     return data
+
+
+_RANGE = re.compile(r"^\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*(?::\s*(\d+)\s*)?$")
+
+
+def parse_range(text: str, what: str = "range") -> tuple[int, int] | None:
+    """`LO..HI` as a pair of ints, or None when the text is not a range."""
+    m = _RANGE.match(str(text))
+    if not m:
+        return None
+    lo, hi = int(m.group(1)), int(m.group(2))
+    if hi < lo:
+        raise ScenarioError(f"the {what} '{text}' runs backwards; write the low end first, e.g. 0..6.")
+    return lo, hi
+
+
+def parse_values(spec, path: str = "") -> list:
+    """The values a sweep tries: `0..6` (inclusive), `0..20:5` (with a step), `d6,d8,d10`,
+    a YAML list `[1, 2]`, an actual list, or one value."""
+    if isinstance(spec, list):
+        values = list(spec)
+    elif isinstance(spec, str):
+        text = spec.strip()
+        m = _RANGE.match(text)
+        if m:
+            lo, hi = parse_range(text, f"range for {path}" if path else "range")
+            step = int(m.group(3) or 1)
+            if step < 1:
+                raise ScenarioError(f"the step in '{text}' must be at least 1.", path=path or None)
+            values = list(range(lo, hi + 1, step))
+        elif text.startswith("["):
+            values = parse_value(text)
+            if not isinstance(values, list):
+                raise ScenarioError(f"'{text}' is not a list; write it like [1, 2, 3].", path=path or None)
+        elif text.startswith("{"):
+            values = [parse_value(text)]
+        else:
+            values = [parse_value(v.strip()) for v in text.split(",") if v.strip()]
+    else:
+        values = [spec]
+    if not values:
+        raise ScenarioError("lists no values; give a range like 0..6 or a list like d6,d8,d10.", path=path or None)
+    if len(values) > 10000:
+        raise ScenarioError(f"lists {len(values)} values; keep a sweep under 10000 per path.", path=path or None)
+    return values

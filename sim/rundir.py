@@ -254,8 +254,11 @@ def run_chunked(scenario, n: int | None = None, seed: int | None = None, jobs: i
                 max_rounds: int | None = None, overrides: dict | None = None, crn: bool = False, *,
                 run_dir=None, resume: bool = False, summary_only: bool = False, backend: str = "loky",
                 scheduler: str | None = None, out=None, scratch=None,
-                on_chunk: Callable[[int, int], None] | None = None) -> ChunkedResult:
-    """Play a scenario chunk by chunk in bounded memory; see `run_to_folder` and `run_summary`."""
+                progress: Callable[[int], None] | None = None) -> ChunkedResult:
+    """Play a scenario chunk by chunk in bounded memory; see `run_to_folder` and `run_summary`.
+
+    `progress`, as for `sim.run`, is called with the number of skirmishes of each finished
+    chunk (at the start, once with those a resumed run already has)."""
     scen = scenario if isinstance(scenario, Scenario) else load_scenario(scenario, overrides)
     if isinstance(scenario, Scenario) and overrides:
         scen = load_scenario(scen.data, overrides)
@@ -285,6 +288,8 @@ def run_chunked(scenario, n: int | None = None, seed: int | None = None, jobs: i
     agg = Aggregate.empty(n_sides, len(scen.combatants))
     for i in sorted(done):
         agg.merge(folder.load_agg(i))
+    if progress is not None and done:
+        progress(agg.n)
     data_json = json.dumps(scen.data, default=str)
     tasks = [(i, seed, size, data_json, scen.source, max_rounds, crn, summary_only, n_sides)
              for i, size in enumerate(sizes) if i not in done]
@@ -302,8 +307,8 @@ def run_chunked(scenario, n: int | None = None, seed: int | None = None, jobs: i
                 folder.save_chunk(chunk, part, frames, meta)
             agg.merge(part)
             done.add(chunk)
-            if on_chunk is not None:
-                on_chunk(len(done), len(sizes))
+            if progress is not None:
+                progress(part.n)
     except ChunkCrash as e:
         raise RunFailed(crash_message(scen, e.chunk, seed, n, max_rounds, overrides, run_dir, e.error,
                                       resume_cmd)) from e
@@ -323,7 +328,7 @@ def run_chunked(scenario, n: int | None = None, seed: int | None = None, jobs: i
 def run_to_folder(scenario, run_dir, n: int | None = None, seed: int | None = None, jobs: int = 1,
                   max_rounds: int | None = None, overrides: dict | None = None, crn: bool = False, *,
                   resume: bool = False, summary_only: bool = False, backend: str = "loky",
-                  scheduler: str | None = None, out=None, scratch=None, on_chunk=None) -> ChunkedResult:
+                  scheduler: str | None = None, out=None, scratch=None, progress=None) -> ChunkedResult:
     """Play a scenario into the run folder `run_dir`, saving every chunk as it finishes.
 
     With `resume=True` an interrupted run in `run_dir` is finished without replaying its
@@ -332,13 +337,13 @@ def run_to_folder(scenario, run_dir, n: int | None = None, seed: int | None = No
     """
     return run_chunked(scenario, n, seed, jobs, max_rounds, overrides, crn, run_dir=run_dir, resume=resume,
                        summary_only=summary_only, backend=backend, scheduler=scheduler, out=out,
-                       scratch=scratch, on_chunk=on_chunk)
+                       scratch=scratch, progress=progress)
 
 
 def run_summary(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
                 max_rounds: int | None = None, overrides: dict | None = None, crn: bool = False, *,
                 backend: str = "loky", scheduler: str | None = None, scratch=None,
-                on_chunk=None) -> ChunkedResult:
+                progress=None) -> ChunkedResult:
     """Play a scenario in constant memory and keep only its summary (counts, sums, histograms)."""
     return run_chunked(scenario, n, seed, jobs, max_rounds, overrides, crn, summary_only=True,
-                       backend=backend, scheduler=scheduler, scratch=scratch, on_chunk=on_chunk)
+                       backend=backend, scheduler=scheduler, scratch=scratch, progress=progress)

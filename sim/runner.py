@@ -85,12 +85,14 @@ def provenance(scen: Scenario, seed: int, n: int, max_rounds: int) -> dict:
 
 def run(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
         max_rounds: int | None = None, overrides: dict | None = None, crn: bool = False,
-        first_chunk: int = 0, backend: str = "loky", scheduler: str | None = None) -> RunResult:
+        first_chunk: int = 0, progress=None, backend: str = "loky", scheduler: str | None = None) -> RunResult:
     """Play a scenario `n` times and return the outcome tables.
 
     `scenario` is a path, a parsed dict or a Scenario. `n`, `seed` and `max_rounds`
     default to the scenario's `run:` block. `first_chunk` offsets the random streams,
     which lets adaptive runs add chunks that are independent of the earlier ones.
+    `progress`, if given, is called with the number of skirmishes in each finished chunk
+    (see sim.progress.progress_bar); the API is silent without it.
     `backend` ("loky" or "dask") and `scheduler` ("tcp://HOST:PORT") choose where chunks
     are played (sim/backends.py); the result does not depend on it.
     """
@@ -105,12 +107,20 @@ def run(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
     tasks = [(data_json, scen.source, first_chunk + i, size, seed, max_rounds, crn) for i, size in enumerate(sizes)]
     if backend != "loky" or scheduler:
         from sim.backends import play_in_memory
-        outcomes = play_in_memory(tasks, jobs, backend, scheduler)
+        finished = play_in_memory(tasks, jobs, backend, scheduler, progress)
+        progress = None  # told chunk by chunk as they finished
     elif jobs == 1 or len(tasks) == 1:
-        outcomes = [play_chunk(*t) for t in tasks]
+        finished = (play_chunk(*t) for t in tasks)
     else:
         from joblib import Parallel, delayed
-        outcomes = Parallel(n_jobs=jobs, backend="loky")(delayed(play_chunk)(*t) for t in tasks)
+        # A generator (in task order) lets the progress bar move as chunks come back.
+        finished = Parallel(n_jobs=jobs, backend="loky", return_as="generator")(
+            delayed(play_chunk)(*t) for t in tasks)
+    outcomes = []
+    for size, outcome in zip(sizes, finished):
+        outcomes.append(outcome)
+        if progress is not None:
+            progress(size)
     return build_result(scen, outcomes, seed, max_rounds, first_skirmish=first_chunk * CHUNK_SIZE)
 
 
@@ -141,8 +151,7 @@ def build_result(scen: Scenario, outcomes: list[Outcome], seed: int, max_rounds:
         if key == "final_state":
             cols[key] = pd.Categorical.from_codes(flat.astype(np.int8), categories=list(FINAL_STATES))
         elif key == "down_round":
-            cols[key] = pd.array(np.where(flat > 0, flat, 0), dtype="Int32")
-            cols[key][flat <= 0] = pd.NA
+            cols[key] = pd.arrays.IntegerArray(flat.astype(np.int32), flat <= 0)
         else:
             cols[key] = flat
     combatants = pd.DataFrame(cols)

@@ -13,6 +13,7 @@ from pathlib import Path
 import yaml
 
 from sim import rulesets
+from sim.armory import expand, weapon_table
 from sim.errors import ScenarioError, closest
 from sim.formations import BATTLEFIELD_FIELDS, FORMATIONS
 from sim.policy import Policy, compile_policy, policy_schema
@@ -33,8 +34,10 @@ TOP_FIELDS = {
     "ruleset": Field("choice", doc="which rule system plays the fight", choices=rulesets.names()),
     "rules": Field("any", {}, "rule options of the ruleset; every option has a documented default"),
     "sides": Field("any", doc="the sides, by name, each with its combatants and policy"),
+    "armory": Field("any", None, "weapons defined once by name, used by name in any combatant's weapon list"),
     "battlefield": Field("any", None, "the grid, distance rule and starting distance (default: melee contact)"),
     "run": Field("record", {k: f.default for k, f in RUN_FIELDS.items()}, "run settings", fields=RUN_FIELDS),
+    "sweep": Field("any", None, "variants for `skirmish sweep`: {vary: {PATH: VALUES}} (checked by sim/analysis/sweep.py)"),
 }
 
 # Fields the core adds to every ruleset's stat block.
@@ -164,6 +167,8 @@ def build_scenario(data: dict, source: str = "<scenario>") -> Scenario:
     }
     stat_fields = {**CORE_COMBATANT_FIELDS, **ruleset.combatant_fields}
     pol_fields = policy_schema(ruleset.policy_fields)
+    table = weapon_table(ruleset, top["armory"])
+    weapon_lists = getattr(ruleset, "weapon_lists", ("weapons", "attacks"))
     combatants: list[Combatant] = []
     formations: list[str] = []
     battlefield = validate(top["battlefield"] if top["battlefield"] is not None else {},
@@ -178,7 +183,7 @@ def build_scenario(data: dict, source: str = "<scenario>") -> Scenario:
         side_policy = side["policy"] or {}
         for i, raw in enumerate(side["combatants"]):
             cpath = f"{spath}.combatants[{i}]"
-            stats = validate_record(raw, stat_fields, cpath)
+            stats = validate_record(expand(raw, weapon_lists, table, cpath), stat_fields, cpath)
             total += stats["count"]
             if total > MAX_COMBATANTS:
                 raise ScenarioError(f"brings the total to more than {MAX_COMBATANTS} combatants; "

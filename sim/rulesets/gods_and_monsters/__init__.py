@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from sim.errors import ScenarioError
 from sim.rulesets.gods_and_monsters import engine, schema
+from sim.rulesets.gods_and_monsters.weapons import WEAPONS
 
 
 class GodsAndMonsters:
@@ -13,6 +14,8 @@ class GodsAndMonsters:
     policy_fields = schema.POLICY_FIELDS
     actions = schema.ACTIONS
     observations = schema.OBSERVATIONS
+    weapon_table = WEAPONS
+    weapon_lists = ("weapons", "attacks")
 
     build = staticmethod(engine.build)
     init = staticmethod(engine.init)

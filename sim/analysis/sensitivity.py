@@ -1,0 +1,142 @@
+"""Stat weights: one step up and one step down of every numeric stat, on common random
+numbers, ranked by how much they move the win rates.
+
+Which stats exist comes from the ruleset's declared `combatant_fields`: every `int`
+field of the stat block, every `int` field of records in its lists (a weapon's attack
+bonus), and every `dice` field (a weapon's damage) stepped along the die ladder
+d2-d4-d6-d8-d10-d12-d20 (or +-1 for a plain number). Nothing here knows a ruleset.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from sim.analysis.common import (as_scenario, frame, paired_diff, play_variants, provenance_columns, variant,
+                                 win_matrix)
+from sim.dice import Dice, parse_dice
+from sim.errors import ScenarioError, closest
+from sim.schema import REQUIRED, Field
+
+DIE_LADDER = (2, 4, 6, 8, 10, 12, 20)
+
+
+def dice_step(d: Dice, step: int) -> Dice | None:
+    """The next die size up or down (d6 -> d8 / d4); a plain number moves by one."""
+    if d.count == 0:
+        return Dice(0, 0, d.bonus + step)
+    if d.sides in DIE_LADDER:
+        i = DIE_LADDER.index(d.sides) + step
+        return Dice(d.count, DIE_LADDER[i], d.bonus) if 0 <= i < len(DIE_LADDER) else None
+    # An off-ladder die moves to the nearest ladder size in that direction.
+    bigger = [s for s in DIE_LADDER if (s > d.sides if step > 0 else s < d.sides)]
+    if not bigger:
+        return None
+    return Dice(d.count, bigger[0] if step > 0 else bigger[-1], d.bonus)
+
+
+def _int_step(value, spec: Field, step: int):
+    new = value + step
+    if (spec.min is not None and new < spec.min) or (spec.max is not None and new > spec.max):
+        return None
+    return new
+
+
+def stat_steps(scen, side: str, index: int, raw: dict) -> list[tuple[str, str, object, object, int]]:
+    """(stat label, path, old value, new value, step) for every numeric stat of one stat block."""
+    fields = scen.ruleset.combatant_fields
+    prefix = f"sides.{side}.combatants[{raw['name']}]"
+    out = []
+    for name, spec in fields.items():
+        value = raw.get(name, None if spec.default is REQUIRED else spec.default)
+        if spec.kind == "int" and isinstance(value, int) and not isinstance(value, bool):
+            for step in (1, -1):
+                new = _int_step(value, spec, step)
+                if new is not None:
+                    out.append((name, f"{prefix}.{name}", value, new, step))
+        elif spec.kind == "dice" and value is not None:
+            d = parse_dice(value)
+            for step in (1, -1):
+                new = dice_step(d, step)
+                if new is not None:
+                    out.append((name, f"{prefix}.{name}", str(d), str(new), step))
+        elif spec.kind == "list" and spec.item is not None and spec.item.kind == "record" and value:
+            for i, entry in enumerate(value):
+                if not isinstance(entry, dict):
+                    continue
+                label = f"{name}[{i}]" + (f" ({entry['name']})" if "name" in entry else "")
+                for sub, sspec in spec.item.fields.items():
+                    sval = entry.get(sub, None if sspec.default is REQUIRED else sspec.default)
+                    path = f"{prefix}.{name}[{i}].{sub}"
+                    if sspec.kind == "int" and isinstance(sval, int) and not isinstance(sval, bool):
+                        for step in (1, -1):
+                            new = _int_step(sval, sspec, step)
+                            if new is not None:
+                                out.append((f"{label}.{sub}", path, sval, new, step))
+                    elif sspec.kind == "dice" and sval is not None:
+                        d = parse_dice(sval)
+                        for step in (1, -1):
+                            new = dice_step(d, step)
+                            if new is not None:
+                                out.append((f"{label}.{sub}", path, str(d), str(new), step))
+    return out
+
+
+def stat_blocks(scen, combatants: list[str] | None = None) -> list[tuple[str, int, dict]]:
+    """(side, position, raw stat block) of the named combatants (all when None). A block with
+    `count` copies is one entry: changing its stats changes every copy."""
+    blocks = []
+    for side, body in scen.data["sides"].items():
+        for i, raw in enumerate(body["combatants"]):
+            blocks.append((side, i, raw))
+    if combatants:
+        names = [b[2]["name"] for b in blocks]
+        for c in combatants:
+            if c not in names:
+                raise ScenarioError(f"--combatant: no combatant named '{c}'.{closest(c, names)} "
+                                    f"Combatants: {', '.join(names)}.", file=scen.source)
+        blocks = [b for b in blocks if b[2]["name"] in combatants]
+    return blocks
+
+
+def sensitivity(scenario, combatants: list[str] | None = None, n: int | None = 20000, seed: int | None = None,
+                jobs: int = 1, max_rounds: int | None = None, overrides: dict | None = None) -> pd.DataFrame:
+    """For every numeric stat of the chosen combatants (default: all), the paired change in
+    each side's win rate when it goes one step up and one step down.
+
+    One row per (combatant, stat, step): old and new value, `<side>.win_rate` of the
+    variant, `<side>.delta` with `_lo/_hi` (paired 95% interval), and `rank` (1 = the
+    largest absolute change in the combatant's own side's win rate). Sorted by rank.
+    """
+    base = as_scenario(scenario, overrides)
+    changes = []
+    for side, _, raw in stat_blocks(base, combatants):
+        for stat, path, old, new, step in stat_steps(base, side, 0, raw):
+            changes.append((raw["name"], side, stat, path, old, new, step))
+    if not changes:
+        raise ScenarioError("the chosen combatants have no numeric stats to vary.", file=base.source)
+    variants = [base]
+    for c in changes:
+        variants.append(variant(base, {c[3]: c[5]}))
+    played = play_variants(variants, n=n, seed=seed, jobs=jobs, max_rounds=max_rounds, crn=True,
+                           reduce=win_matrix)
+    wins = played.results
+    sides = base.side_names
+    rows = []
+    for (name, side, stat, path, old, new, step), scen, w in zip(changes, variants[1:], wins[1:]):
+        row = {"combatant": name, "side": side, "stat": stat, "path": path, "step": "+1" if step > 0 else "-1",
+               "old": str(old), "new": str(new), "skirmishes": len(w)}
+        for s, sname in enumerate(sides):
+            row[f"{sname}.base_rate"] = float(wins[0][:, s].mean())
+            row[f"{sname}.win_rate"] = float(w[:, s].mean())
+            row[f"{sname}.delta"], row[f"{sname}.delta_lo"], row[f"{sname}.delta_hi"] = paired_diff(wins[0][:, s], w[:, s])
+        row["own_delta"] = row[f"{side}.delta"]
+        row["significant"] = bool(row[f"{side}.delta_lo"] > 0 or row[f"{side}.delta_hi"] < 0)
+        row.update(provenance_columns(base, scen, played.seed))
+        rows.append(row)
+    df = frame(rows, {"command": "sensitivity", "skirmishes": played.skirmishes,
+                      "combatants": combatants or "all"})
+    order = df["own_delta"].abs().sort_values(ascending=False, kind="stable").index
+    df = df.loc[order].reset_index(drop=True)
+    df.insert(0, "rank", range(1, len(df) + 1))
+    df.attrs["analysis"] = {"command": "sensitivity", "skirmishes": played.skirmishes,
+                            "combatants": combatants or "all"}
+    return df

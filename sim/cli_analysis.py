@@ -1,0 +1,270 @@
+"""The analysis commands: sweep, tune, sensitivity, tournament, and `run --precision`.
+
+Each is a thin wrapper over a function of `sim.analysis` that returns a DataFrame;
+they register on the `main` group of sim/cli.py when that module is imported.
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import click
+import pandas as pd
+
+from sim.cli import main, parse_sets, scenario_files
+from sim.errors import ScenarioError
+
+
+def common_options(f):
+    opts = [
+        click.option("-n", "--skirmishes", type=click.IntRange(min=1),
+                     help="Skirmishes per variant (default: the command's own, or the scenario's run.skirmishes)."),
+        click.option("--seed", type=click.IntRange(min=0), help="Random seed, shared by every variant."),
+        click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+                     help="Worker processes."),
+        click.option("--max-rounds", type=click.IntRange(min=1), help="Rounds before a fight counts as unfinished."),
+        click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
+                     help="Override a scenario value before the analysis, e.g. rules.resolution=sequential."),
+        click.option("--out", type=click.Path(dir_okay=False),
+                     help="Write the table: X.parquet (default) or X.csv, atomically."),
+        click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object instead of text."),
+        click.option("--report", "report_dir", type=click.Path(file_okay=False),
+                     help="Also write an HTML report with figures into this folder."),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def write_out(df: pd.DataFrame, out: str | None, as_json: bool, extra: dict | None = None,
+              report_dir: str | None = None) -> None:
+    if report_dir:
+        from sim.report import report_frame
+        page = report_frame(df, report_dir)
+        if not as_json:
+            click.echo(f"wrote {page}", err=True)
+    if not out:
+        return
+    from sim.io import atomic_write_frame
+    p = Path(out)
+    fmt = "csv" if p.suffix.lower() == ".csv" else "parquet"
+    if p.suffix.lower() not in (".csv", ".parquet"):
+        p = p.with_name(p.name + ".parquet")
+    meta = {**df.attrs.get("analysis", {}), **(extra or {})}
+    atomic_write_frame(p, df, fmt, meta)
+    if fmt == "csv":
+        from sim.io import atomic_write_text
+        atomic_write_text(p.with_suffix(".meta.json"), json.dumps(meta, indent=2, default=str))
+    if not as_json:
+        click.echo(f"wrote {p}", err=True)
+
+
+def records(df: pd.DataFrame) -> list[dict]:
+    return json.loads(df.to_json(orient="records", default_handler=str))
+
+
+def emit_json(command: str, df: pd.DataFrame, **extra) -> None:
+    payload = {"command": command, **df.attrs.get("analysis", {}), **extra, "rows": records(df)}
+    click.echo(json.dumps(payload, default=str, allow_nan=False))
+
+
+def pct(x) -> str:
+    return "   -  " if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:5.1f}%"
+
+
+def interval(p, lo, hi) -> str:
+    return f"{pct(p)} [{pct(lo)} .. {pct(hi)}]"
+
+
+def signed(d, lo, hi) -> str:
+    if d is None or (isinstance(d, float) and math.isnan(d)):
+        return ""
+    return f"{100 * d:+5.1f} [{100 * lo:+5.1f} .. {100 * hi:+5.1f}] pts"
+
+
+def parse_vary(items) -> dict:
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise ScenarioError(f"--vary '{item}' needs the form PATH=VALUES, e.g. "
+                                "--vary 'sides.yeti.combatants[Yeti].defense=0..6' or ...damage=d6,d8,d10.")
+        path, values = item.split("=", 1)
+        out[path.strip()] = values
+    return out
+
+
+@main.command()
+@click.argument("scenario")
+@click.option("--vary", multiple=True, metavar="PATH=VALUES",
+              help="A path and the values to try: 0..6, 0..20:5, d6,d8,d10 or [..]; repeat for a grid. "
+                   "Default: the scenario's sweep: block.")
+@click.option("--precision", type=float, help="Play chunks until every variant's win-rate half-width is at most this.")
+@click.option("--max", "max_n", type=click.IntRange(min=1), default=1_000_000, show_default=True,
+              help="With --precision: stop at this many skirmishes per variant.")
+@common_options
+def sweep(scenario, vary, precision, max_n, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir):
+    """Run a grid of variants of SCENARIO on common random numbers, one row per variant."""
+    from sim.analysis import sweep as sweep_fn
+    df = sweep_fn(scenario, parse_vary(vary) or None, n=skirmishes, seed=seed, jobs=jobs, max_rounds=max_rounds,
+                  overrides=parse_sets(sets), precision=precision, max_skirmishes=max_n if precision else None)
+    write_out(df, out, as_json, report_dir=report_dir)
+    if as_json:
+        return emit_json("sweep", df)
+    meta = df.attrs["analysis"]
+    paths = list(meta["vary"])
+    sides = meta["sides"]
+    click.echo(f"{len(df)} variants x {meta['skirmishes']:,} skirmishes, common random numbers; "
+               "differences are to the previous value of the last path, paired, in percentage points.")
+    for p in paths:
+        click.echo(f"  {p}")
+    for _, r in df.iterrows():
+        values = ", ".join(str(r[p]) for p in paths)
+        click.echo(f"\n[{r['variant']}] {values}")
+        for side in sides:
+            click.echo(f"  {side:<16} {interval(r[f'{side}.win_rate'], r[f'{side}.win_lo'], r[f'{side}.win_hi'])}"
+                       f"   {signed(r[f'{side}.diff_prev'], r[f'{side}.diff_prev_lo'], r[f'{side}.diff_prev_hi'])}")
+        click.echo(f"  {'draw':<16} {pct(r['draw_rate'])}   rounds {r['rounds_mean']:.2f}")
+
+
+@main.command()
+@click.argument("scenario")
+@click.option("--param", required=True, metavar="PATH", help="The whole-number value to solve for.")
+@click.option("--target", required=True, metavar="SIDE.win_rate=RATE", help="e.g. party.win_rate=0.6")
+@click.option("--range", "rng", metavar="LO..HI", help="Values to search (default: current value +- max(10, |value|)).")
+@click.option("--max", "max_n", type=click.IntRange(min=1),
+              help="Most skirmishes for one value while its interval still contains the target (default 8 x -n).")
+@common_options
+def tune(scenario, param, target, rng, max_n, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir):
+    """Find the value of PATH that gives a side the target win rate (bisection, paired runs)."""
+    from sim.analysis import tune as tune_fn
+    from sim.analysis.tune import parse_target, parse_tune_range
+    side, rate = parse_target(target)
+    lo, hi = parse_tune_range(rng)
+    df = tune_fn(scenario, param, side, rate, lo, hi, n=skirmishes or 20000, seed=seed, jobs=jobs,
+                 max_rounds=max_rounds, overrides=parse_sets(sets), max_skirmishes=max_n)
+    write_out(df, out, as_json, report_dir=report_dir)
+    if as_json:
+        return emit_json("tune", df)
+    meta = df.attrs["analysis"]
+    click.echo(meta["message"])
+    click.echo("")
+    click.echo(f"  {'value':>7}  {side + ' win rate':<28} {'vs answer (paired)':<30} skirmishes")
+    for _, r in df.iterrows():
+        mark = {"answer": "<- answer", "below": "", "above": ""}.get(r["role"], "")
+        click.echo(f"  {r['value']:>7}  {interval(r[f'{side}.win_rate'], r[f'{side}.win_lo'], r[f'{side}.win_hi']):<28} "
+                   f"{signed(r['diff_vs_answer'], r['diff_vs_answer_lo'], r['diff_vs_answer_hi']) if r['role'] != 'answer' else '':<30} "
+                   f"{r['skirmishes']:>9,} {mark}")
+
+
+@main.command()
+@click.argument("scenario")
+@click.option("--combatant", "combatants", multiple=True, metavar="NAME",
+              help="Only this combatant's stats (repeatable; default all).")
+@common_options
+def sensitivity(scenario, combatants, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir):
+    """Stat weights: each numeric stat one step up and down, paired change in win rates, ranked."""
+    from sim.analysis import sensitivity as sens_fn
+    df = sens_fn(scenario, list(combatants) or None, n=skirmishes or 20000, seed=seed, jobs=jobs,
+                 max_rounds=max_rounds, overrides=parse_sets(sets))
+    write_out(df, out, as_json, report_dir=report_dir)
+    if as_json:
+        return emit_json("sensitivity", df)
+    sides = [c[:-len(".delta")] for c in df.columns if c.endswith(".delta")]
+    click.echo(f"{len(df)} changes x {df.attrs['analysis']['skirmishes']:,} skirmishes, common random numbers; "
+               "change in win rate in percentage points with paired 95% intervals.")
+    width = max(len(f"{r.combatant} {r.stat}") for r in df.itertuples()) + 2
+    click.echo(f"\n  {'#':>3} {'stat':<{width}} {'change':<14} " + "".join(f"{s:<30}" for s in sides))
+    for _, r in df.iterrows():
+        change = f"{r['old']} -> {r['new']}"
+        cells = "".join(f"{signed(r[f'{s}.delta'], r[f'{s}.delta_lo'], r[f'{s}.delta_hi']):<30}" for s in sides)
+        click.echo(f"  {r['rank']:>3} {r['combatant'] + ' ' + r['stat']:<{width}} {change:<14} {cells}")
+
+
+@main.command()
+@click.argument("scenario")
+@click.option("--policies", multiple=True, metavar="SIDE=POLICIES", required=True,
+              help="Policies for a side: preset names (random,weakest,strongest,focus,scenario), or inline "
+                   "YAML/JSON: '[random, {target: focus, flee_below: 0.5}]' or '{brave: {flee_below: 0}, "
+                   "timid: {flee_below: 0.5}}'. Repeat per side; unlisted sides keep their policy.")
+@common_options
+def tournament(scenario, policies, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir):
+    """Every pairing of the listed policies: win-rate matrices, best responses, robustness."""
+    from sim.analysis import best_responses, matrix, tournament as tour_fn, verdicts
+    from sim.analysis.tournament import parse_policy_list
+    spec = {}
+    for item in policies:
+        if "=" not in item:
+            raise ScenarioError(f"--policies '{item}' needs the form SIDE=POLICIES, e.g. party=random,weakest.")
+        side, text = item.split("=", 1)
+        spec.setdefault(side.strip(), []).extend(parse_policy_list(text, side.strip()))
+    df = tour_fn(scenario, spec, n=skirmishes or 20000, seed=seed, jobs=jobs, max_rounds=max_rounds,
+                 overrides=parse_sets(sets))
+    br = best_responses(df)
+    says = verdicts(df)
+    write_out(df, out, as_json, {"verdicts": says, "best_responses": records(br)}, report_dir=report_dir)
+    if as_json:
+        return emit_json("tournament", df, best_responses=records(br), verdicts=says)
+    meta = df.attrs["analysis"]
+    click.echo(f"{len(df)} pairings x {meta['skirmishes']:,} skirmishes, common random numbers.")
+    with pd.option_context("display.width", 200, "display.max_columns", 50,
+                           "display.float_format", lambda x: f"{100 * x:.1f}%"):
+        for side in meta["sides"]:
+            if df[f"policy.{side}"].nunique() > 1 or len(meta["sides"]) == 2:
+                click.echo(f"\n{side} win rate")
+                click.echo(matrix(df, side).to_string())
+    click.echo("\nBest responses")
+    for _, r in br.iterrows():
+        sure = "" if r["clearly_best"] else f"  (not clearly better than {r['runner_up']})"
+        click.echo(f"  {r['side']} against {r['against']}: {r['best_policy']} "
+                   f"{interval(r['win_rate'], r['win_lo'], r['win_hi'])}{sure}")
+    click.echo("")
+    for s in says:
+        click.echo(s)
+
+
+def _add_adaptive_run() -> None:
+    """Give `run` the options --precision and --max without editing its body."""
+    cmd = main.commands["run"]
+    if any(p.name == "precision" for p in cmd.params):
+        return
+    original = cmd.callback
+    cmd.params.append(click.Option(["--precision"], type=float,
+                                   help="Play chunks until every side's win-rate half-width is at most this "
+                                        "(e.g. 0.005), then report how many skirmishes it took; replaces -n."))
+    cmd.params.append(click.Option(["--max", "max_n"], type=click.IntRange(min=1), default=1_000_000,
+                                   show_default=True, help="With --precision: stop at this many skirmishes."))
+
+    def callback(precision=None, max_n=None, **kw):
+        if precision is None:
+            return original(**kw)
+        from sim.analysis import run_adaptive
+        files = scenario_files(kw["scenarios"])
+        summaries = []
+        for f in files:
+            result = run_adaptive(f, precision, max_skirmishes=max_n, seed=kw["seed"], jobs=kw["jobs"],
+                                  max_rounds=kw["max_rounds"], overrides=parse_sets(kw["sets"]))
+            a = result.meta["adaptive"]
+            note = (f"{'reached' if a['reached'] else 'NOT reached'} precision +-{precision:g} after "
+                    f"{len(result.skirmishes):,} skirmishes ({a['steps']} steps"
+                    + ("" if a["reached"] else f"; stopped at --max {max_n:,}") + ")")
+            if kw["out"]:
+                target = Path(kw["out"]) / f.stem if len(files) > 1 else Path(kw["out"])
+                written = result.write(target)
+                if not kw["as_json"]:
+                    click.echo("wrote " + ", ".join(map(str, written)), err=True)
+            if kw["as_json"]:
+                summaries.append(result.summary())
+            else:
+                click.echo(result.summary_text())
+                click.echo(note)
+                if len(files) > 1:
+                    click.echo("")
+        if kw["as_json"]:
+            payload = summaries[0] if len(summaries) == 1 else {"scenarios": summaries}
+            click.echo(json.dumps(payload, default=str))
+
+    cmd.callback = callback
+
+
+_add_adaptive_run()

@@ -1,0 +1,66 @@
+"""`skirmish report RESULTS... -o DIR`: the shareable report of finished runs.
+
+RESULTS are outcome tables written by `skirmish run --out` (the base path, either
+table file, or a folder of them), or one saved analysis table (sweep, tune, sensitivity
+or tournament, as Parquet or CSV). Registered on the `main` group by sim/cli.py.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from sim.cli import main
+from sim.errors import ScenarioError
+
+
+def _analysis_frame(path: Path):
+    """A saved analysis table at `path`, with its provenance, or None."""
+    import pandas as pd
+    if not path.is_file() or path.suffix.lower() not in (".parquet", ".csv"):
+        return None
+    from sim.report.build import frame_kind
+    if path.suffix.lower() == ".parquet":
+        from sim.io import read_meta
+        frame, meta = pd.read_parquet(path), read_meta(path)
+    else:
+        import json
+        frame, side = pd.read_csv(path), path.with_suffix(".meta.json")
+        meta = json.loads(side.read_text()) if side.exists() else {}
+    if meta.get("command") and "analysis" not in frame.attrs:
+        frame.attrs["analysis"] = meta
+    return (frame, meta) if frame_kind(frame) else None
+
+
+def write_cli_report(results, out_dir, title=None) -> Path:
+    """What `skirmish report` does, as a function (paths in, index.html path out)."""
+    from sim.report import load_tables, report_frame, report_results
+    tables, frames = [], []
+    for item in map(Path, results):
+        try:
+            tables.extend(load_tables(item))
+        except ScenarioError:
+            found = _analysis_frame(item)
+            if found is None:
+                raise
+            frames.append(found)
+    if frames and (tables or len(frames) > 1):
+        raise ScenarioError("an analysis table (sweep, tune, sensitivity or tournament) gets a report of its own; "
+                            "give it alone, e.g. `skirmish report sweep.parquet -o reports/sweep/`.")
+    if frames:
+        frame, meta = frames[0]
+        return report_frame(frame, out_dir, meta=meta, title=title)
+    return report_results(tables, out_dir, title=title)
+
+
+@main.command("report")
+@click.argument("results", nargs=-1, required=True)
+@click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Folder for index.html and the figures (PNG and SVG); created if missing.")
+@click.option("--title", help="Heading of the report (default: the scenario's name).")
+def report(results, out_dir, title):
+    """Write a self-contained HTML report (plus PNG and SVG figures) of RESULTS:
+    outcome tables from `skirmish run --out X.parquet` (X.parquet, X.skirmishes.parquet
+    or a folder of them), or one saved sweep, tune, sensitivity or tournament table."""
+    index = write_cli_report(results, out_dir, title)
+    click.echo(f"wrote {index}", err=True)

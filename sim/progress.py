@@ -1,0 +1,45 @@
+"""Progress bars for runs that take more than a moment.
+
+Bars go to stderr, so `--json` on stdout stays one clean object. They are silent when
+asked (`--quiet`), when stderr is not a terminal (pipes, CI logs, notebooks' captured
+streams) and for runs that end before `delay` seconds, so short runs print nothing.
+The Python API is silent by default: `sim.run(..., progress=None)`.
+"""
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+
+def wanted(quiet: bool = False, stream=None) -> bool:
+    """Whether a bar should be shown: not quiet, and the stream is a terminal."""
+    if quiet:
+        return False
+    stream = sys.stderr if stream is None else stream
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except ValueError:  # closed stream
+        return False
+
+
+@contextmanager
+def progress_bar(total: int, desc: str = "skirmishes", *, quiet: bool = False, enabled: bool | None = None,
+                 stream=None, delay: float = 0.5, unit: str = "skirmish") -> Iterator[Callable[[int], None] | None]:
+    """Yield `update(k)` to call as work finishes (k units at a time), or None when silent.
+
+    `enabled=None` decides by `wanted(quiet, stream)`; True/False force it (tests).
+    """
+    stream = sys.stderr if stream is None else stream
+    show = wanted(quiet, stream) if enabled is None else (enabled and not quiet)
+    if not show:
+        yield None
+        return
+    from tqdm import tqdm
+    bar = tqdm(total=total, desc=desc, unit=unit, unit_scale=True, file=stream, delay=delay,
+               leave=False, dynamic_ncols=True)
+    try:
+        yield bar.update
+    finally:
+        bar.close()

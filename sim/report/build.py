@@ -1,0 +1,185 @@
+"""Putting reports together: one function per kind of result.
+
+These are what `skirmish report`, `skirmish run --report DIR` and the analysis
+commands' `--report DIR` call. Each writes DIR/index.html plus every figure as PNG and
+SVG, and returns the path of index.html.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from sim.report import adapt as ad
+from sim.report import analysis_figures as af
+from sim.report import figures as rf
+from sim.report import verdict as vd
+from sim.report.html import Section, slug, write_report
+from sim.report.tables import (RunTables, combatant_table, length_table, load_tables, survival_table,
+                               win_table)
+
+
+def as_tables(item) -> list[RunTables]:
+    """A RunResult, RunTables, or a path to outcome tables -> RunTables."""
+    if isinstance(item, RunTables):
+        return [item]
+    if isinstance(item, (str, Path)):
+        return load_tables(item)
+    return [RunTables.from_result(item)]
+
+
+def combatant_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """The per-combatant table printed under the figures (rounded for reading)."""
+    def p(col):
+        return (100 * table[col]).round(1)
+    return pd.DataFrame({
+        "combatant": table["combatant"], "side": table["side"],
+        "attacks / fight": table["attacks"].round(2),
+        "hit %": p("hit_rate"),
+        "damage dealt / fight": table["damage_dealt"].round(2),
+        "damage taken / fight": table["damage_taken"].round(2),
+        "share of side's damage %": p("share_of_side_damage"),
+        "down %": p("down_rate"), "dead %": p("dead_rate"), "unconscious %": p("unconscious_rate"),
+        "fled %": p("fled_rate"),
+    })
+
+
+def run_sections(t: RunTables, prefix: str = "", level: int = 2) -> tuple[list[str], list[Section]]:
+    """Verdict sentences and report sections for one run."""
+    wins, table = win_table(t), combatant_table(t)
+    sizes = table.groupby("side", sort=False).size().to_dict()
+    sections = [
+        Section("Who wins", [f"Share of {t.n:,} fights each side won, with 95% confidence intervals."],
+                [(prefix + "win-rates", rf.win_rates_figure(wins))], level=level),
+        Section("How fights unfold", [],
+                [(prefix + "fight-length", rf.fight_length_figure(length_table(t), t.sides)),
+                 (prefix + "survival", rf.survival_figure(survival_table(t), sizes))], level=level),
+        Section("What each combatant does",
+                ["Means are per fight. Damage counts what was rolled, not capped at what the target "
+                 "had left."],
+                [(prefix + "damage", rf.damage_figure(t.combatants, t.names, t.side_of)),
+                 (prefix + "hit-rates", rf.hit_rate_figure(table)),
+                 (prefix + "down-rates", rf.down_rate_figure(table))],
+                [("Per combatant, per fight", combatant_summary(table))], level=level),
+    ]
+    for sec in sections:
+        sec.anchor = prefix + slug(sec.title)
+    return vd.run_verdict(t, wins, table), sections
+
+
+def report_results(results, out_dir, title: str | None = None) -> Path:
+    """Report on one or more runs (RunResult, RunTables or outcome-table paths)."""
+    if not isinstance(results, (list, tuple)):
+        results = [results]
+    tables = [t for r in results for t in as_tables(r)]
+    if not tables:
+        raise ValueError("no results to report on")
+    verdict, sections, provenance = [], [], []
+    many = len(tables) > 1
+    used: set[str] = set()
+    for t in tables:
+        prefix = ""
+        if many:
+            prefix = slug(t.label)
+            while prefix in used:
+                prefix += "-x"
+            used.add(prefix)
+            sections.append(Section(t.label, level=2, anchor=prefix))
+            prefix += "-"
+        sentences, secs = run_sections(t, prefix, level=3 if many else 2)
+        verdict.append((t.label if many else "", sentences))
+        sections.extend(secs)
+        provenance.append((t.label if many else "", t.meta))
+    if title is None:
+        title = tables[0].label if not many else "Skirmish results: " + ", ".join(t.label for t in tables)
+    sub = ", ".join(f"{t.meta.get('ruleset', '?')}, {t.n:,} skirmishes, seed {t.meta.get('seed', '?')}"
+                    for t in tables[:1]) if not many else f"{len(tables)} runs"
+    return write_report(out_dir, title, verdict, sections, provenance, subtitle=sub)
+
+
+def report_run(result, out_dir, title: str | None = None) -> Path:
+    """Report on one run: `sim.report.report_run(sim.run("yeti.yaml"), "reports/yeti")`."""
+    return report_results([result], out_dir, title)
+
+
+def report_sweep(frame: pd.DataFrame, out_dir, params=None, sides=None, target: float = 0.5,
+                 meta: dict | None = None, title: str | None = None) -> Path:
+    """Report on a sweep: win rate against the varied value with 95% bands, or a heat map
+    per side for two varied values. Takes the plain layout or sim.analysis.sweep's."""
+    plain, params, sides = ad.sweep_layout(frame, params, sides)
+    if len(params) == 2:
+        figs = [(f"sweep-{slug(s)}", af.sweep_heatmap(plain, params, s)) for s in sides]
+    else:
+        figs = [("sweep", af.sweep_figure(plain, params, sides, target=target))]
+    table = plain[[*params, *[c for s in sides for c in (f"{s}_win_rate", f"{s}_ci_lo", f"{s}_ci_hi")]]]
+    sec = Section("Win rate against the varied value" + ("s" if len(params) > 1 else ""),
+                  ["Each point is one variant of the scenario; bands and ± give the 95% interval."],
+                  figs, [("Variants", table.round(4))])
+    title = title or "Sweep: " + " × ".join(af.path_label(p) for p in params)
+    return write_report(out_dir, title, [("", vd.sweep_verdict(plain, params, sides, target))], [sec],
+                        [("", ad.provenance_of(frame, meta))])
+
+
+def report_tune(frame: pd.DataFrame, out_dir, meta: dict | None = None, title: str | None = None) -> Path:
+    """Report on sim.analysis.tune's table: the values played, the target and the answer."""
+    plain, param, side, target, answer, message = ad.tune_layout(frame)
+    fig = af.tune_figure(plain, param, side, target, answer)
+    cols = [param, f"{side}_win_rate", f"{side}_ci_lo", f"{side}_ci_hi"] + (["role"] if "role" in plain else [])
+    sec = Section("Values tried", [f"Every value of {af.path_label(param)} the search played, with {side}'s "
+                                    "win rate and its 95% interval."],
+                  [("tune", fig)], [("Values played", plain[cols].round(4))])
+    verdict = [message] if message else []
+    verdict += vd.sweep_verdict(plain, [param], [side], target)[1:]
+    return write_report(out_dir, title or f"Tune: {af.path_label(param)}", [("", verdict)], [sec],
+                        [("", ad.provenance_of(frame, meta))])
+
+
+def report_sensitivity(frame: pd.DataFrame, out_dir, side: str | None = None, meta: dict | None = None,
+                       title: str | None = None) -> Path:
+    """Report on a sensitivity table (plain: stat, step, side, delta, ci_lo, ci_hi; or
+    sim.analysis.sensitivity's): the stat-weight tornado chart, one per side."""
+    long = ad.sensitivity_layout(frame)
+    sides = [side] if side else list(dict.fromkeys(long["side"].astype(str)))
+    figs = [(f"tornado-{slug(s)}", af.tornado_figure(long, s)) for s in sides]
+    sec = Section("Which stats matter most",
+                  ["How far one step up or down in each stat moves the win rate, biggest first."],
+                  figs, [("Changes in win rate (shares)", long.round(4))])
+    verdict = [(f"For {s}" if len(sides) > 1 else "", vd.sensitivity_verdict(long, s)) for s in sides]
+    return write_report(out_dir, title or "Sensitivity: which stats move the win rate", verdict, [sec],
+                        [("", ad.provenance_of(frame, meta))])
+
+
+def report_tournament(frame: pd.DataFrame, out_dir, row_side: str | None = None, meta: dict | None = None,
+                      title: str | None = None) -> Path:
+    """Report on a tournament (plain long form row, col, win_rate[, ci_lo, ci_hi], a
+    matrix, or sim.analysis.tournament's table) as a heat map."""
+    long = ad.tournament_layout(frame, row_side)
+    m, _, _ = af.tournament_matrix(long)
+    who = row_side or long.attrs.get("row_side") or str(m.index.name or "the row side")
+    fig = af.tournament_figure(long, row_side=who)
+    sec = Section("Policy against policy", [f"Cells give how often {who} wins when its policy (row) meets "
+                                             "the opposing policy (column)."],
+                  [("tournament", fig)], [("Win rates of the row side, %", (m * 100).round(1).reset_index())])
+    return write_report(out_dir, title or "Tournament of policies", [("", vd.tournament_verdict(m, who))],
+                        [sec], [("", ad.provenance_of(frame, meta))])
+
+
+def report_frame(frame: pd.DataFrame, out_dir, meta: dict | None = None, title: str | None = None) -> Path:
+    """Report on an analysis table of any kind (sweep, tune, sensitivity, tournament),
+    recognised by `attrs["analysis"]["command"]` (or `meta["command"]`) or its columns."""
+    if meta and meta.get("command") and not ad.analysis_info(frame):
+        frame = frame.copy()
+        frame.attrs["analysis"] = dict(meta)
+    kind = ad.frame_kind(frame)
+    if kind == "sensitivity":
+        return report_sensitivity(frame, out_dir, meta=meta, title=title)
+    if kind == "tournament":
+        return report_tournament(frame, out_dir, meta=meta, title=title)
+    if kind == "tune":
+        return report_tune(frame, out_dir, meta=meta, title=title)
+    if kind == "sweep":
+        return report_sweep(frame, out_dir, meta=meta, title=title)
+    raise ValueError("not a sweep, tune, sensitivity or tournament table: columns " + ", ".join(map(str, frame.columns)))
+
+
+frame_kind = ad.frame_kind

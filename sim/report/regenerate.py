@@ -1,0 +1,58 @@
+"""Regenerate reports/<ruleset>/<scenario>/ for every shipped example scenario.
+
+    python -m sim.report.regenerate              # all of scenarios/, their own run: blocks
+    python -m sim.report.regenerate -n 20000 scenarios/gods_and_monsters/yeti.yaml
+
+Each scenario is played with its own `run:` block (skirmishes, seed, max_rounds) unless
+-n is given, so the committed reports are reproducible from the files alone.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def report_dir_for(scenario: Path, scenarios_root: Path, reports_root: Path) -> Path:
+    """scenarios/gods_and_monsters/yeti.yaml -> reports/gods_and_monsters/yeti/"""
+    try:
+        rel = scenario.resolve().relative_to(scenarios_root.resolve())
+    except ValueError:
+        rel = Path(scenario.name)
+    return reports_root / rel.with_suffix("")
+
+
+def regenerate(scenarios=None, n: int | None = None, jobs: int = 1, reports_root=None, quiet: bool = False,
+               scenarios_root=None) -> list[Path]:
+    from sim.cli import scenario_files
+    from sim.progress import progress_bar
+    from sim.report import report_run
+    from sim.runner import run
+    from sim.scenario import load_scenario
+    scenarios_root = Path(scenarios_root or ROOT / "scenarios")
+    reports_root = Path(reports_root or ROOT / "reports")
+    written = []
+    for f in scenario_files(scenarios or [scenarios_root]):
+        scen = load_scenario(f)
+        with progress_bar(int(n or scen.run["skirmishes"]), desc=f.stem, quiet=quiet) as update:
+            result = run(scen, n=n, jobs=jobs, progress=update)
+        written.append(report_run(result, report_dir_for(f, scenarios_root, reports_root)))
+    return written
+
+
+@click.command()
+@click.argument("scenarios", nargs=-1)
+@click.option("-n", "--skirmishes", type=click.IntRange(min=1), help="Override every scenario's run.skirmishes.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--reports", "reports_root", type=click.Path(file_okay=False), help="Where reports go (default: reports/).")
+@click.option("--quiet", "-q", is_flag=True)
+def main(scenarios, skirmishes, jobs, reports_root, quiet):
+    """Regenerate the report of each shipped scenario (default: all of scenarios/)."""
+    for index in regenerate(list(scenarios) or None, skirmishes, jobs, reports_root, quiet):
+        click.echo(f"wrote {index}", err=True)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
