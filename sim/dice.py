@@ -107,19 +107,20 @@ class DiceTable:
 
     def __init__(self, dice: list[Dice]):
         self.dice = list(dice)
+        # int32 totals: the largest expression allowed (100d1000) overflows int16.
         self.counts = np.array([d.count for d in dice], dtype=np.int16)
         self.sides = np.array([d.sides for d in dice], dtype=np.float32)
-        self.bonus = np.array([d.bonus for d in dice], dtype=np.int16)
+        self.bonus = np.array([d.bonus for d in dice], dtype=np.int32)
         self.max_count = int(self.counts.max()) if len(dice) else 0
 
     def roll(self, rng: np.random.Generator, batch: int) -> np.ndarray:
         """Totals of shape (batch, rows)."""
         rows = len(self.dice)
-        total = np.broadcast_to(self.bonus, (batch, rows)).astype(np.int16)
+        total = np.broadcast_to(self.bonus, (batch, rows)).astype(np.int32)
         if self.max_count == 0:
             return total
         u = rng.random(size=(batch, rows, self.max_count), dtype=np.float32)
         faces = (u * self.sides[None, :, None]).astype(np.int16) + 1
         if self.max_count > 1 or (self.counts == 0).any():
             faces *= (np.arange(self.max_count)[None, None, :] < self.counts[None, :, None])
-        return total + faces.sum(axis=2, dtype=np.int16)
+        return total + faces.sum(axis=2, dtype=np.int32)

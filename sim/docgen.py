@@ -15,7 +15,8 @@ from pathlib import Path
 from sim import rulesets
 from sim.io import atomic_write_text
 from sim.policy import TARGET_MODES, policy_schema
-from sim.scenario import CORE_COMBATANT_FIELDS, MAX_COMBATANTS, RUN_FIELDS, TOP_FIELDS
+from sim.formations import BATTLEFIELD_FIELDS
+from sim.scenario import CORE_COMBATANT_FIELDS, MAX_COMBATANTS, RUN_FIELDS, SIDE_FIELDS, TOP_FIELDS
 from sim.schema import Field, markdown_table
 
 DOC_PATH = Path(__file__).resolve().parent.parent / "docs" / "scenarios.md"
@@ -64,16 +65,37 @@ never silently ignored. Every optional field has a documented default, listed be
 SIDES = f"""\
 ## Sides and combatants
 
-`sides` maps each side's name to a mapping with two fields:
+`sides` maps each side's name to a mapping with these fields:
 
-| field | allowed | default | meaning |
-|---|---|---|---|
-| `combatants` | a list | required | the side's combatants (at least one) |
-| `policy` | a mapping of field: value | none | the side's policy, see "Policies" |
+{markdown_table(SIDE_FIELDS)}
 
 A scenario needs at least two sides. Each combatant is a mapping with the core fields
 below plus the stat block of its ruleset. All combatants of a scenario together may be at
 most {MAX_COMBATANTS}, counting copies, and every name (after numbering copies) must be distinct.
+
+"""
+
+BATTLEFIELD = """\
+## Battlefield (`battlefield:`)
+
+Optional. Combatants stand on a square grid (5 ft cells in Gods & Monsters and The
+Lens, 1 m in Lifeforce). With no `battlefield:` block both sides start in melee
+contact. Each side is drawn up in its `formation` facing the next side across
+`start_distance`; a combatant's `position: [x, y]` puts it in a given cell. Lengths
+(reach, range, movement, start distance) are in the ruleset's unit. See
+docs/battlefield.md for distance, occupancy and movement.
+
+"""
+
+ARMORY = """\
+## Armory (`armory:`)
+
+Optional. Weapons defined once by name and used by name in any combatant's weapon
+list: `armory: {long bow: {damage: d6, range: 150}}`, then `weapons: [long bow]` or
+`weapons: [{name: long bow, attack: 1}]` (fields given beside the name win). Each
+ruleset also ships a table of the weapons its text names (Gods & Monsters: long
+sword, dagger, battle axe, claw). An unknown name is an error that suggests the
+closest known one.
 
 """
 
@@ -176,6 +198,8 @@ def render() -> str:
     parts = [
         INTRO,
         "## Top-level fields\n\n" + markdown_table(TOP_FIELDS) + "\n",
+        BATTLEFIELD + markdown_table(BATTLEFIELD_FIELDS) + "\n\n",
+        ARMORY,
         "## Run settings (`run:`)\n\nThe command line's `-n`, `--seed` and `--max-rounds` override "
         "these.\n\n" + markdown_table(RUN_FIELDS) + "\n",
         SIDES + "Core combatant fields (every ruleset):\n\n" + markdown_table(CORE_COMBATANT_FIELDS) + "\n",

@@ -76,14 +76,18 @@ def get_path(data: dict, path: str):
     return node
 
 
+# Optional blocks a path may bring into being, so options left at their defaults can be
+# set; any other missing key is a typo, reported with a suggestion.
+CREATABLE = {"rules", "run", "battlefield", "policy", "armory", "sweep"}
+
+
 def set_path(data: dict, path: str, value) -> dict:
-    """A copy of `data` with the value at `path` replaced (missing mapping keys are created,
-    so options left at their defaults can be set)."""
+    """A copy of `data` with the value at `path` replaced."""
     out = copy.deepcopy(data)
     parts = split_path(path)
     node = out
     for i, key in enumerate(parts[:-1]):
-        k = _resolve(node, key, path, create=True)
+        k = _resolve(node, key, path, create=isinstance(key, str) and key in CREATABLE)
         if isinstance(node, dict) and (k not in node or node[k] is None):
             node[k] = {}
         node = node[k]

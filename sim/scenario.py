@@ -40,6 +40,13 @@ TOP_FIELDS = {
     "sweep": Field("any", None, "variants for `skirmish sweep`: {vary: {PATH: VALUES}} (checked by sim/analysis/sweep.py)"),
 }
 
+SIDE_FIELDS = {
+    "combatants": Field("list", doc="the side's combatants (at least one)", item=Field("any")),
+    "policy": Field("any", None, "the side's policy, see \"Policies\""),
+    "formation": Field("choice", "line", "how the side is drawn up at the start (see \"Battlefield\")",
+                       choices=FORMATIONS),
+}
+
 # Fields the core adds to every ruleset's stat block.
 CORE_COMBATANT_FIELDS = {
     "name": Field("str", doc="the combatant's name; copies made with `count` get ' 1', ' 2'... appended"),
@@ -160,11 +167,6 @@ def build_scenario(data: dict, source: str = "<scenario>") -> Scenario:
     if not isinstance(sides_raw, dict) or len(sides_raw) < 2:
         raise ScenarioError("needs at least two sides, written as a mapping of side name to "
                             "{combatants: [...]}.", path="sides")
-    side_fields = {
-        "policy": Field("any", None, "the side's policy"),
-        "formation": Field("choice", "line", "how the side is drawn up at the start", choices=FORMATIONS),
-        "combatants": Field("list", doc="the side's combatants", item=Field("any")),
-    }
     stat_fields = {**CORE_COMBATANT_FIELDS, **ruleset.combatant_fields}
     pol_fields = policy_schema(ruleset.policy_fields)
     table = weapon_table(ruleset, top["armory"])
@@ -176,7 +178,7 @@ def build_scenario(data: dict, source: str = "<scenario>") -> Scenario:
     total = 0
     for s, (side_name, side_raw) in enumerate(sides_raw.items()):
         spath = f"sides.{side_name}"
-        side = validate_record(side_raw, side_fields, spath)
+        side = validate_record(side_raw, SIDE_FIELDS, spath)
         if not side["combatants"]:
             raise ScenarioError("has no combatants; list at least one.", path=f"{spath}.combatants")
         formations.append(side["formation"])

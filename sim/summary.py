@@ -89,7 +89,7 @@ def summary_text(result) -> str:
     r = s["rounds"]
     lines += ["", f"Fight length: mean {r['mean']:.2f} rounds, median {r['p50']:.0f}, "
                   f"90% within {r['p90']:.0f}, longest {r['max']}", ""]
-    width = max(len(c["name"]) for c in s["combatants"]) + 2
+    width = max(len("combatant"), *(len(c["name"]) for c in s["combatants"])) + 2
     lines.append(f"  {'combatant':<{width}}{'side':<12}{'attacks':>8}{'hits':>7}{'hit%':>7}"
                  f"{'dealt':>8}{'taken':>8}{'down%':>8}{'fled%':>7}")
     for c in s["combatants"]:

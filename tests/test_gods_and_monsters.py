@@ -323,10 +323,6 @@ def test_sequential_with_end_of_round_checks_still_lets_the_second_side_strike()
     assert (r.skirmishes["winner"] == "draw").all()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine.py step(): `can_attack` is computed once before the phase loop, so under sequential "
-    "resolution with immediate health checks a combatant killed in an earlier phase still attacks "
-    "in its own phase (acting = can_attack[...] is not and-ed with the refreshed `standing`)."))
 def test_sequential_immediate_the_fallen_do_not_strike_back():
     r = sim.run(GLASS_CANNONS, n=1000, seed=1, overrides={"rules.resolution": "sequential"})
     assert (r.skirmishes["winner"] == "x").all()  # the side listed first strikes first

@@ -156,7 +156,7 @@ def build(scenario) -> Setup:
         slot_owner=slot_owner, slot_name=names, slot_target_base=np.array(bases, dtype=np.int32),
         slot_dice=DiceTable(dice), slot_damage_bonus=np.array(bonuses, dtype=np.int32),
         owner_onehot=owner_onehot, enemy=enemy, policies=policies,
-        flee_below=np.array([p.params["flee_below"] for p in policies], dtype=np.float32),
+        flee_below=np.array([p.params["flee_below"] for p in policies], dtype=np.float64),
         flee_after_bad_round=np.array([p.params["flee_after_bad_round"] for p in policies]),
         default_target=np.array([p.target for p in policies], dtype=np.int8),
         scripted=[i for i, p in enumerate(policies) if p.rules],
@@ -364,7 +364,9 @@ def step(setup: Setup, state: State, batch) -> None:
     pending = np.zeros((n, C), dtype=bool)  # health rolls owed for end_of_round
     for p in range(phases):
         in_phase = np.ones(A, dtype=bool) if phases == 1 else (slot_side == p)
-        acting = can_attack[:, setup.slot_owner] & in_phase[None, :]
+        # `standing` is refreshed after each phase: someone felled earlier this round
+        # under sequential resolution does not strike back.
+        acting = (can_attack & standing)[:, setup.slot_owner] & in_phase[None, :]
         if not acting.any():
             continue
         candidates = standing[:, None, :] & reachable
