@@ -54,8 +54,9 @@ class Dice:
 
 MAX_DICE = 100
 MAX_SIDES = 1000
-# Rolled totals are 16-bit arrays (DiceTable), so an expression's extremes must fit.
-MAX_TOTAL = 30000
+# Totals are int32 arrays and damage adds up over many rounds, so a bonus of 10**12 must be
+# refused with a message, not overflow; a million per roll is far past any rule book.
+MAX_TOTAL = 1_000_000
 
 
 def parse_dice(text) -> Dice:
