@@ -88,7 +88,8 @@ def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, repor
     for f in files:
         scen = load_scenario(f, overrides)
         total = int(skirmishes or scen.run["skirmishes"])
-        chunked = summary_only or run_dir or resume
+        # --out alone streams the tables chunk by chunk too, unless --report wants them in memory.
+        chunked = summary_only or run_dir or resume or (out and not report_dir)
         if summary_only and report_dir:
             raise ScenarioError("--report needs the outcome tables, which --summary-only does not keep; "
                                 "drop one of the two.")
@@ -103,9 +104,9 @@ def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, repor
                                           progress=update, backend=backend, scheduler=scheduler)
         if report_dir:
             results.append(result)
-        if out and not chunked:  # a chunked run streamed its tables already
+        if out:
             target = Path(out) / f.stem if len(files) > 1 else Path(out)
-            written = result.write(target)
+            written = result.written if chunked else result.write(target)  # chunked: streamed already
             if not as_json:
                 click.echo("wrote " + ", ".join(map(str, written)), err=True)
         if as_json:

@@ -48,6 +48,4 @@ def run_chunked_cli(path: Path, n_files: int, n, seed, jobs, max_rounds, overrid
         result = run_chunked(path, n=n, seed=seed, jobs=jobs, max_rounds=max_rounds, overrides=overrides,
                              run_dir=run_dir, resume=resume, summary_only=summary_only, backend=backend,
                              scheduler=scheduler, out=target, progress=progress)
-    if target is not None:
-        click.echo(f"wrote {target} tables (streamed chunk by chunk)", err=True)
     return result

@@ -120,6 +120,7 @@ class ChunkedResult:
     meta: dict = field(default_factory=dict)
     folder: RunFolder | None = None
     summary_only: bool = False
+    written: list = field(default_factory=list)  # files streamed by `out=`
 
     @property
     def chunks(self) -> int:
@@ -254,7 +255,7 @@ def run_chunked(scenario, n: int | None = None, seed: int | None = None, jobs: i
                 max_rounds: int | None = None, overrides: dict | None = None, crn: bool = False, *,
                 run_dir=None, resume: bool = False, summary_only: bool = False, backend: str = "loky",
                 scheduler: str | None = None, out=None, scratch=None,
-                progress: Callable[[int], None] | None = None) -> ChunkedResult:
+                progress: Callable[[int], None] | None = None, _temporary: bool = False) -> ChunkedResult:
     """Play a scenario chunk by chunk in bounded memory; see `run_to_folder` and `run_summary`.
 
     `progress`, as for `sim.run`, is called with the number of skirmishes of each finished
@@ -268,8 +269,19 @@ def run_chunked(scenario, n: int | None = None, seed: int | None = None, jobs: i
     if resume and run_dir is None:
         raise ScenarioError("--resume needs --run-dir, the folder of the run to finish.")
     if run_dir is None and not summary_only:
-        raise ScenarioError("a run that keeps its outcome tables chunk by chunk needs a run folder "
-                            "(--run-dir); add --summary-only to keep only the summary.")
+        if out is None:
+            raise ScenarioError("a run that keeps its outcome tables chunk by chunk needs a run folder "
+                                "(--run-dir) or --out; add --summary-only to keep only the summary.")
+        # Tables for --out only: chunks go to a hidden folder beside the output, are streamed
+        # into it, and the folder goes away (nothing to resume, so no resume hint either).
+        parent = Path(out).parent
+        parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=".skirmish-chunks-", dir=parent) as tmp:
+            result = run_chunked(scenario, n, seed, jobs, max_rounds, overrides, crn, run_dir=tmp, backend=backend,
+                                 scheduler=scheduler, out=out, scratch=scratch, progress=progress,
+                                 _temporary=True)
+        result.folder = None
+        return result
     if summary_only and out is not None:
         raise ScenarioError("--summary-only keeps no outcome tables, so there is nothing for --out to write; "
                             "drop one of the two (the summary prints, or use --json).")
@@ -294,7 +306,7 @@ def run_chunked(scenario, n: int | None = None, seed: int | None = None, jobs: i
     tasks = [(i, seed, size, data_json, scen.source, max_rounds, crn, summary_only, n_sides)
              for i, size in enumerate(sizes) if i not in done]
     resume_cmd = (resume_command(scen, seed, n, max_rounds, overrides, run_dir, summary_only)
-                  if run_dir is not None else None)
+                  if run_dir is not None and not _temporary else None)
     try:
         for chunk, res in play_all(play_task, tasks, jobs, backend, scheduler, scratch):
             if summary_only:
@@ -321,7 +333,7 @@ def run_chunked(scenario, n: int | None = None, seed: int | None = None, jobs: i
     if folder is not None:
         atomic_write_text(folder.path / SUMMARY, json.dumps(result.summary(), indent=2, default=str))
     if out is not None:
-        result.write(out)
+        result.written = result.write(out)
     return result
 
 

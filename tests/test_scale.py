@@ -252,3 +252,13 @@ def test_a_killed_worker_is_reported_and_resume_finishes_the_run(small_chunks, t
     monkeypatch.setattr(rundir, "play_task", _REAL_PLAY_TASK)
     res = sim.run_to_folder(YETI, tmp_path / "run", n=2400, seed=12, jobs=2, summary_only=True, resume=True)
     assert res.summary() == sim.run(YETI, n=2400, seed=12).summary()
+
+
+def test_cli_out_streams_the_tables_and_leaves_no_chunk_folder(small_chunks, tmp_path):
+    r = CliRunner().invoke(main, ["run", YETI, "-n", "1300", "--seed", "3", "--out", str(tmp_path / "o" / "y.parquet")])
+    assert r.exit_code == 0, r.output
+    assert "wrote " in r.stderr and "y.combatants.parquet" in r.stderr
+    full = sim.run(YETI, n=1300, seed=3)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "o" / "y.combatants.parquet"), full.combatants)
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["y.combatants.parquet", "y.skirmishes.parquet"]
+    assert full.summary_text() in r.stdout
