@@ -262,3 +262,8 @@ def test_cli_out_streams_the_tables_and_leaves_no_chunk_folder(small_chunks, tmp
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "o" / "y.combatants.parquet"), full.combatants)
     assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["y.combatants.parquet", "y.skirmishes.parquet"]
     assert full.summary_text() in r.stdout
+
+
+def test_precision_refuses_the_long_run_options():
+    r = CliRunner().invoke(main, ["run", YETI, "--precision", "0.01", "--summary-only"])
+    assert r.exit_code == 2 and "does not combine" in r.stderr
