@@ -6,6 +6,7 @@ import importlib
 # Imported lazily so loading one ruleset never pays for the others.
 _MODULES = {
     "gods_and_monsters": "sim.rulesets.gods_and_monsters",
+    "lens": "sim.rulesets.lens",
 }
 
 

@@ -1,0 +1,150 @@
+"""How characters spend Momentum: family choices as array operations, then scripted rules.
+
+A family is a preset of parameters (schema.FAMILY_DEFAULTS); every decision below reads
+those parameters as (C,) arrays, so mixed families in one scenario cost nothing extra.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from sim.rulesets.base import STANDING
+from sim.rulesets.lens import schema as S
+from sim.rulesets.lens import space
+from sim.rulesets.lens import tables as T
+
+ATTACK, TAG_ATTACK, CAST, USE, MOVE, HOLD = range(len(S.ACTIONS))
+NEVER, ALWAYS, BIG_HITS = range(3)
+BEFORE, AFTER, AUTO = range(3)
+
+
+def body_frac(setup, state) -> np.ndarray:
+    return state.body / setup.body[None, :]
+
+
+def timing(setup, state) -> tuple[np.ndarray, np.ndarray]:
+    """Who acts before the opponents this round, and who pays 1 Momentum for it.
+
+    Confused acts after; Prepared before; Fluid chooses freely; Off-Balance chooses every
+    round (NOTES 1, contradiction 5) and pays 1 Momentum to go first.
+    """
+    pref = setup.pol["timing"][None, :]
+    early_pref = (pref == BEFORE) | ((pref == AUTO) & (body_frac(setup, state) >= 0.5))
+    b = state.bracket
+    early = (b == 2) | (((b == 1) | (b == 3)) & early_pref)
+    return early & setup.is_char[None, :], early & (b == 1)
+
+
+def observe(setup, state, c: int) -> dict:
+    n = state.status.shape[0]
+    standing = state.status == STANDING
+    same = setup.side == setup.side[c]
+    reach = space.within(setup, state, c, setup.weapon_reach[c]) & standing & setup.enemy[c][None, :]
+    return {
+        "round": np.full(n, state.round),
+        "momentum": state.mom[:, c],
+        "body": state.body[:, c],
+        "body_frac": state.body[:, c] / setup.body[c],
+        "void": state.void[:, c],
+        "bracket": state.bracket[:, c],
+        "stun": state.cond[:, c, T.STUN].astype(np.int8),
+        "prone": state.cond[:, c, T.PRONE].astype(np.int8),
+        "hamstrung": state.cond[:, c, T.HAMSTRUNG].astype(np.int8),
+        "disarmed": state.cond[:, c, T.DISARMED].astype(np.int8),
+        "distance": space.nearest_enemy(setup, state, c),
+        "in_reach": reach.any(axis=1).astype(np.int8),
+        "spell_formed": state.formed[:, c].astype(np.int8),
+        "items_left": state.items_left[:, c],
+        "allies_standing": standing[:, same].sum(axis=1),
+        "enemies_standing": standing[:, ~same].sum(axis=1),
+    }
+
+
+def decide(setup, state, c: int, acting: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Action and target mode of character c for this beat, (N,) each."""
+    p = setup.pol
+    n = state.status.shape[0]
+    standing = state.status == STANDING
+    allies = standing & (setup.side == setup.side[c])[None, :] & setup.is_char[None, :]
+    alone = allies.sum(axis=1) <= 1
+    # Held Momentum is for defending; after the monsters have acted it is only kept back
+    # when enemy characters (who may still attack) are in the fight.
+    threat_left = state.early[:, c] | (setup.enemy[c] & setup.is_char).any()
+    spare = state.mom[:, c] - np.where(threat_left, p["hold"][c], 0)
+    frac = state.body[:, c] / setup.body[c]
+    foes = standing & setup.enemy[c][None, :]
+    in_reach = (space.within(setup, state, c, setup.weapon_reach[c]) & foes).any(axis=1)
+    disarmed = state.cond[:, c, T.DISARMED]
+    heal = (state.items_left[:, c] > 0) & (frac < p["heal_below"][c])
+    # "TINY items require 0 momentum": usable even with nothing to spare.
+    wants = acting & ((spare >= 1) | (heal & (setup.item_cost[c] == 0))) & (p["act"][c] | alone)
+    # A character whose only attack is a spell casts it whatever its family.
+    casts = (p["cast"][c] | ~setup.has_weapon[c]) & setup.has_spell[c]
+    cast = casts & (space.within(setup, state, c, setup.spell_range[c]) & foes).any(axis=1)
+    weapon_ok = setup.has_weapon[c] & ~(state.cond[:, c] & setup.cond_no_weapon[None, :]).any(axis=1)
+    hurt = frac < p["recover_below"][c]
+    action = np.full(n, HOLD, dtype=np.int8)
+    attack = TAG_ATTACK if p["tags"][c] > 0 else ATTACK
+    choice = np.select(
+        [heal, hurt, disarmed & setup.has_weapon[c] & ~cast, cast, weapon_ok & in_reach, foes.any(axis=1)],
+        [USE, HOLD, USE, CAST, attack, MOVE], default=HOLD)
+    action = np.where(wants, choice, action).astype(np.int8)
+    target = np.full(n, setup.policies[c].target, dtype=np.int8)
+    if c in setup.scripted:
+        action, target = setup.policies[c].decide(observe(setup, state, c), action)
+        action = np.where(acting, action, HOLD).astype(np.int8)
+    return action, target
+
+
+def defence_values(setup, state, who: np.ndarray, tn: np.ndarray, mean: np.ndarray, mask: np.ndarray,
+                   missile: np.ndarray, magical: np.ndarray, live: np.ndarray | None = None) -> np.ndarray:
+    """(N, 5) expected damage each defence saves (minus its Momentum), -inf where not allowed.
+
+    Probabilities are exact (precomputed per character, defence and TN); the defender
+    knows the attack's tags and mean damage, not the roll to come.
+    """
+    n = len(who)
+    rows = np.arange(n)
+    p = setup.dprob[who, :, np.clip(tn, 0, setup.dprob.shape[2] - 1)]  # (N, 5, 4)
+    pb, ps, pg, pt = p[..., 0], p[..., 1], p[..., 2], p[..., 3]
+    take = setup.pol["take_sacrifice"][who][:, None]
+    R = setup.defence_rows
+    negate_main = (R["negate"][None, :, 2] == 1) * pg + (R["negate"][None, :, 3] == 1) * pt
+    alt_neg = (R["negate"][None, :, 4] == 1) + 0.5 * (R["negate"][None, :, 4] == 2)
+    saved = (negate_main + take * ps * alt_neg) * mean[:, None]
+    ar = setup.armor[who].astype(np.float32)
+    cut = np.minimum(ar, mean)
+    M = T.MITIGATE
+    alt_cut = take[:, 0] * ps[:, M] * (R["ar"][M, 4] < 0)
+    saved[:, M] = (pg[:, M] + pt[:, M] + alt_cut) * cut - pb[:, M] * ar
+    mv = setup.pol["momentum_value"][who][:, None]
+    saved = saved - T.ACTIVE[None, :] * mv * (1 + pb)
+    allowed = _allowed(setup, state, who, mask, missile, magical, rows, live)
+    defend = setup.pol["defend"][who]
+    active_ok = (defend == ALWAYS) | ((defend == BIG_HITS) & (mean >= setup.pol["big_hit"][who]))
+    allowed[:, T.ACTIVE] &= active_ok[:, None]
+    return np.where(allowed & (saved > 0), saved, -np.inf)
+
+
+def _allowed(setup, state, who, mask, missile, magical, rows, live=None) -> np.ndarray:
+    cond = state.cond[rows, who]  # (N, 4)
+    mom = state.mom[rows, who] >= 1
+    defeated = (mask[:, None] & setup.tags.defeat_mask[None, :]) != 0
+    ok = np.zeros((len(who), len(T.DEFENCES)), dtype=bool)
+    ok[:, T.ABJURE] = magical
+    ok[:, T.MITIGATE] = setup.armor[who] > 0
+    ok[:, T.BLOCK] = setup.shield[who] & ~state.locked[rows, who] & mom
+    dodge = mom & ~(cond & setup.cond_no_dodge[None, :]).any(axis=1) & setup.is_char[who] & \
+        ((mask & setup.tags.defeat_mask[T.DODGE]) == 0)
+    if live is not None:
+        dodge &= live
+    ok[:, T.DODGE] = space.open_square(setup, state, who, dodge)
+    ok[:, T.PARRY] = (mom & setup.has_weapon[who] & ~missile
+                      & ~(cond & (setup.cond_no_parry | setup.cond_no_weapon)[None, :]).any(axis=1))
+    return ok & ~defeated & setup.is_char[who][:, None] & setup.pol["defences"][who]
+
+
+def choose_defence(setup, state, who, tn, mean, mask, missile, magical, live=None) -> np.ndarray:
+    """(N,) the defence with the largest expected saving, -1 for none (`live`: rows with a blow)."""
+    v = defence_values(setup, state, who, tn, mean, mask, missile, magical, live)
+    best = v.argmax(axis=1)
+    return np.where(np.isfinite(v.max(axis=1)), best, -1)
