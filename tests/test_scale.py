@@ -27,7 +27,6 @@ from sim.cli import main
 from sim.errors import ScenarioError
 
 YETI = "scenarios/gods_and_monsters/yeti.yaml"
-ARCHERS = "scenarios/gods_and_monsters/archers_vs_ogre.yaml"
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -45,9 +44,10 @@ def test_summary_only_gives_exactly_the_summary_of_the_full_tables(small_chunks)
     assert summ.summary_text() == full.summary_text()
 
 
-def test_summary_only_matches_on_a_moving_battle_with_several_combatants(small_chunks):
-    full = sim.run(ARCHERS, n=1200, seed=9)
-    assert sim.run_summary(ARCHERS, n=1200, seed=9).summary() == full.summary()
+@pytest.mark.parametrize("path", sorted(str(p) for p in (ROOT / "scenarios").rglob("*.yaml")))
+def test_summary_only_matches_the_full_summary_for_every_shipped_scenario(small_chunks, path):
+    full = sim.run(path, n=1200, seed=9)
+    assert sim.run_summary(path, n=1200, seed=9).summary() == full.summary()
 
 
 def test_aggregate_merge_is_exact_and_order_free():
