@@ -75,12 +75,18 @@ BATCH_BYTES = 256 * 2**20
 # when max_rounds exceeds STALL_ROUNDS, so ordinary runs are untouched.
 STALL_ROUNDS = 500
 STALL_EVERY = 50
+DEFAULT_COUNTERS = ("attacks", "rounds")
+
+
+def default_row_bytes(setup) -> int:
+    # Without the ruleset's own estimate: pairwise (combatant x combatant) arrays, such as
+    # distances and target choices, are what every ruleset so far holds per skirmish.
+    c = len(getattr(setup, "names", ()) or ())
+    return 32 * c * c + 256 * c
 
 
 def rows_per_batch(ruleset, setup, size: int) -> int:
-    cost = getattr(ruleset, "row_bytes", None)
-    if cost is None:
-        return size
+    cost = getattr(ruleset, "row_bytes", None) or default_row_bytes
     return max(1, min(size, BATCH_BYTES // max(1, int(cost(setup)))))
 
 
@@ -110,7 +116,10 @@ def run_chunk(ruleset, setup, rng: np.random.Generator, size: int, max_rounds: i
 def _fingerprint(ruleset_state) -> bytes:
     import hashlib
     from dataclasses import fields
-    skip = set(getattr(ruleset_state, "per_batch", ())) | set(getattr(ruleset_state, "counters", ()))
+    # Naming too few counters only hides a stall (a ticking field looks like progress);
+    # naming a real progress field as a counter would cut live fights, so rulesets name
+    # only pure tallies. Most rulesets' tallies are these two.
+    skip = set(getattr(ruleset_state, "per_batch", ())) | set(getattr(ruleset_state, "counters", DEFAULT_COUNTERS))
     h = hashlib.blake2b(digest_size=16)
     for f in fields(ruleset_state):
         value = getattr(ruleset_state, f.name)
@@ -129,8 +138,7 @@ def _run_batch(ruleset, setup, rng: np.random.Generator, size: int, max_rounds: 
     state = ruleset.init(setup, batch)
     results: list[tuple[np.ndarray, Outcome]] = []
     done = np.zeros(size, dtype=bool)
-    # Only rulesets that name their per-round counters can be checked for a stall.
-    watch = max_rounds > STALL_ROUNDS and hasattr(state, "counters")
+    watch = max_rounds > STALL_ROUNDS
     last_print, unchanged, stalled_at = None, 0, None
     for rnd in range(1, max_rounds + 1):
         if batch.size == 0:

@@ -238,4 +238,41 @@ def test_a_thousand_combatants_finish_in_bounded_memory(tmp_path):
     assert out.returncode == 0, out.stderr
     rows, maxrss_kb = json.loads(out.stdout)
     assert rows == 2 * 1000
-    assert maxrss_kb < 1024 * 1024  # under 1 GB (unsliced, a batch needs about 35 MB per skirmish of it)
+    assert maxrss_kb < 1024 * 1024  # under 1 GB
+
+
+def _horde(per_side: int) -> dict:
+    data = copy.deepcopy(YETI)
+    data["sides"]["party"]["combatants"] = [dict(YETI["sides"]["party"]["combatants"][2], name="Warrior",
+                                                 count=per_side)]
+    data["sides"]["yeti"]["combatants"] = [dict(YETI["sides"]["yeti"]["combatants"][0], count=per_side)]
+    data["battlefield"] = {"width": 100, "height": 300}
+    return data
+
+
+def test_slices_bound_the_memory_of_a_big_battle(monkeypatch):
+    import tracemalloc
+    from sim import engine
+    scen = sim.load_scenario(_horde(50))
+    per_row = scen.ruleset.row_bytes(scen.ruleset.build(scen))
+
+    def peak(n):
+        tracemalloc.start()
+        try:
+            sim.run(scen, n=n, seed=1, max_rounds=20)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    monkeypatch.setattr(engine, "BATCH_BYTES", 6 * per_row)  # slices of 6 skirmishes
+    sliced = peak(24)
+    monkeypatch.setattr(engine, "BATCH_BYTES", 10**12)  # all 24 at once
+    whole = peak(24)
+    assert sliced < whole / 2.5
+    assert sliced < 1.5 * 6 * per_row  # the ruleset's estimate is not below the real cost
+
+
+def test_no_shipped_scenario_is_sliced_so_their_results_are_unchanged():
+    from sim import engine, runner
+    for path in sorted(Path("scenarios").rglob("*.yaml")):
+        scen = sim.load_scenario(path)
+        assert engine.rows_per_batch(scen.ruleset, scen.ruleset.build(scen), runner.CHUNK_SIZE) == runner.CHUNK_SIZE

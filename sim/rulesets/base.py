@@ -38,7 +38,7 @@ class BatchState:
     """
     per_batch: tuple[str, ...] = ("round",)
     # Optional `counters`: array fields that change every round even when nothing happens
-    # (e.g. attacks made). Naming them lets the engine detect a fight that cannot end.
+    # (default: attacks, rounds). The engine's stall check ignores them (sim/engine.py).
 
     def take(self, keep: np.ndarray) -> None:
         for f in fields(self):
