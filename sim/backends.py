@@ -85,7 +85,9 @@ def dask_client(scheduler: str | None, jobs: int, scratch: str | None = None):
         with client:
             yield client
         return
-    with tempfile.TemporaryDirectory(prefix="skirmish-dask-", dir=scratch) as tmp:
+    import dask
+    with tempfile.TemporaryDirectory(prefix="skirmish-dask-", dir=scratch) as tmp, \
+            dask.config.set({"temporary-directory": tmp}):  # else lock files land in the system temp
         with LocalCluster(n_workers=jobs, threads_per_worker=1, processes=jobs > 1, protocol="tcp",
                           host="127.0.0.1", scheduler_port=0, dashboard_address=None,
                           local_directory=tmp) as cluster, Client(cluster) as client:

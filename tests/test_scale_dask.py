@@ -26,9 +26,12 @@ def small_chunks(monkeypatch):
 
 @pytest.fixture
 def cluster(tmp_path):
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp",
-                                  host="127.0.0.1", scheduler_port=0, dashboard_address=None,
-                                  local_directory=str(tmp_path / "dask")) as c:
+    import dask
+    scratch = str(tmp_path / "dask")
+    with dask.config.set({"temporary-directory": scratch}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp",
+                                     host="127.0.0.1", scheduler_port=0, dashboard_address=None,
+                                     local_directory=scratch) as c:
         yield c
 
 
