@@ -267,3 +267,11 @@ def test_cli_out_streams_the_tables_and_leaves_no_chunk_folder(small_chunks, tmp
 def test_precision_refuses_the_long_run_options():
     r = CliRunner().invoke(main, ["run", YETI, "--precision", "0.01", "--summary-only"])
     assert r.exit_code == 2 and "does not combine" in r.stderr
+
+
+def test_cli_ctrl_c_exits_130_with_the_resume_command(small_chunks, tmp_path, monkeypatch):
+    _interrupt_at(monkeypatch, 1, KeyboardInterrupt())
+    r = CliRunner().invoke(main, ["run", YETI, "-n", "1500", "--seed", "5", "--run-dir", str(tmp_path / "r")])
+    assert r.exit_code == 130
+    assert f"skirmish run {YETI} --seed 5 -n 1500 --max-rounds 100 --run-dir {tmp_path / 'r'} --resume" in r.stderr
+    assert rundir.RunFolder(tmp_path / "r").finished() == {0}
