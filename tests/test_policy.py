@@ -94,8 +94,12 @@ def test_first_matching_rule_decides_else_the_family_choice():
 def test_policy_defaults_and_family_parameters():
     pol = compiled({})
     assert TARGET_MODES[pol.target] == "random" and pol.rules == []
-    assert pol.params == {"flee_below": 0.0, "flee_after_bad_round": False, "move": "auto",
-                          "kite_distance": 15}
+    core = {"flee_below": 0.0, "flee_after_bad_round": False, "move": "auto", "kite_distance": 15}
+    assert {k: pol.params[k] for k in core} == core
+    # Parameters of the special situations (docs/rules/gods_and_monsters.md) take their defaults.
+    from sim.rulesets.gods_and_monsters.schema import POLICY_FIELDS
+    assert {k: v for k, v in pol.params.items() if k not in core} == {
+        k: f.default for k, f in POLICY_FIELDS.items() if k not in core}
 
 
 def test_unknown_action_suggests():

@@ -7,6 +7,7 @@ import importlib
 _MODULES = {
     "gods_and_monsters": "sim.rulesets.gods_and_monsters",
     "lens": "sim.rulesets.lens",
+    "lifeforce": "sim.rulesets.lifeforce",
 }
 
 

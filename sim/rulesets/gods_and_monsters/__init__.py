@@ -32,13 +32,21 @@ class GodsAndMonsters:
             if id(c.stats) in seen:
                 continue
             seen.add(id(c.stats))
+            idx = [x.stats for x in scenario.combatants if x.side == c.side]
+            pos = next(i for i, st in enumerate(_unique(idx)) if st is c.stats)
+            path = f"sides.{scenario.side_names[c.side]}.combatants[{pos}]"
             if not c.stats["attacks"] and not c.stats["weapons"]:
-                idx = [x.stats for x in scenario.combatants if x.side == c.side]
-                pos = next(i for i, st in enumerate(_unique(idx)) if st is c.stats)
                 raise ScenarioError(
                     f"{c.stats['name']} has neither `weapons` nor `attacks`; give at least one, e.g. "
-                    "weapons: [{name: dagger, damage: d4}].",
-                    path=f"sides.{scenario.side_names[c.side]}.combatants[{pos}]")
+                    "weapons: [{name: dagger, damage: d4}] (a spellcaster too: it fights with it when it "
+                    "cannot cast).", path=path)
+            key = "attacks" if c.stats["attacks"] else "weapons"
+            for j, w in enumerate(c.stats[key]):
+                if w["loaded"] is not None and w["loaded"] >= w["actions"]:
+                    raise ScenarioError(
+                        f"`loaded` is {w['loaded']} but the {w['name']} takes {w['actions']} action(s) a use; "
+                        f"`loaded` counts actions done before the fight, at most {w['actions'] - 1} (ready to "
+                        "fire).", path=f"{path}.{key}[{j}].loaded")
 
 
 def _unique(items):

@@ -16,6 +16,8 @@ from sim.dice import DiceTable
 from sim.policy import TARGET_MODES, choose_targets
 from sim.rulesets.base import DEAD, DRAW, FLED, STANDING, UNCONSCIOUS, BatchState, Outcome
 from sim.rulesets.gods_and_monsters import schema as S
+from sim.rulesets.gods_and_monsters import movement, situations
+from sim.rulesets.gods_and_monsters.policies import decide, observe  # noqa: F401 (observe: for scripted rules)
 
 ATTACK, HOLD, FLEE = (S.ACTIONS.index(a) for a in ("attack", "hold", "flee"))
 FOCUS = TARGET_MODES.index("focus")
@@ -65,6 +67,9 @@ class Setup:
     may_move: bool
     static_dist: np.ndarray | None  # (C, C) when nobody can ever need to move, else None
     has_alternatives: bool  # some combatant carries several weapons
+    slot_entries: list | None = None  # the weapon records behind the slots
+    sx: object = None  # situations.Situations, or None when the scenario uses none (the core round)
+    evasion: np.ndarray | None = None
 
 
 @dataclass
@@ -88,6 +93,20 @@ class State(BatchState):
     focus: np.ndarray  # (N, sides) the side's focus target or -1
     rounds: np.ndarray  # (N,)
     pos: np.ndarray  # (N, C, 2) cells
+    # Special situations (None unless the scenario uses them; see situations.py)
+    xrng: object = None  # the situations' own random stream, so the core draws stay in step
+    asleep: np.ndarray | None = None  # (N, C) bool: immobile, cannot act
+    wake_round: np.ndarray | None = None  # (N, C) round at whose start a sleeper wakes
+    bound: np.ndarray | None = None  # (N, C) tied up
+    held: np.ndarray | None = None  # (N, C) int8 HELD_* state as a target
+    held_by: np.ndarray | None = None  # (N, C) int16 holder or -1
+    holding: np.ndarray | None = None  # (N, C) int16 held target or -1
+    covering: np.ndarray | None = None  # (N, C) int16 covered target or -1
+    loaded: np.ndarray | None = None  # (N, A) actions done toward the next use
+    free_used: np.ndarray | None = None  # (N, A) the free action of this use is spent
+    drawn: np.ndarray | None = None  # (N, C)
+    spell_uses: np.ndarray | None = None  # (N, S)
+    cast_last: np.ndarray | None = None  # (N, C) cast or tried to cast last round
 
 
 def strength_bonus(strength, table: dict) -> int:
@@ -120,7 +139,7 @@ def build(scenario) -> Setup:
         rules["snap_out_roll"]]
 
     grid = scenario.battlefield
-    owners, names, bases, dice, bonuses, reach, choice_group = [], [], [], [], [], [], []
+    owners, names, bases, dice, bonuses, reach, choice_group, entries_all = [], [], [], [], [], [], [], []
     for i, c in enumerate(cs):
         # `attacks` are all made every round; `weapons` are alternatives: each round the
         # first one (in the listed order) that reaches an enemy is used.
@@ -134,6 +153,7 @@ def build(scenario) -> Setup:
             bonuses.append(extra)
             reach.append(grid.cells(e["range"] if e["range"] else e["reach"]))
             choice_group.append(group)
+            entries_all.append(e)
     slot_owner = np.array(owners, dtype=np.int16)
     group = np.array(choice_group)
     idx = np.arange(len(owners))
@@ -141,14 +161,15 @@ def build(scenario) -> Setup:
                     & (idx[:, None] < idx[None, :])).astype(np.float32)
     slot_reach = np.array(reach, dtype=np.int32)
     ranged = np.array([bool(e["range"]) for c in cs for e in (c.stats["attacks"] or c.stats["weapons"])])
-    max_reach = np.array([slot_reach[slot_owner == i].max() for i in range(C)], dtype=np.int32)
+    spell_reach = [max([grid.cells(sp["range"]) for sp in c.stats["spells"]], default=0) for c in cs]
+    max_reach = np.array([max(slot_reach[slot_owner == i].max(), spell_reach[i]) for i in range(C)], dtype=np.int32)
     has_ranged = np.array([ranged[slot_owner == i].any() for i in range(C)])
     modes = np.array([S.MOVES.index(c.policy.params["move"]) for c in cs], dtype=np.int8)
     move_mode = np.where(modes == AUTO, np.where(has_ranged, KITE, ADVANCE), modes).astype(np.int8)
     owner_onehot = (slot_owner[:, None] == np.arange(C)[None, :]).astype(np.float32)
     enemy = side[:, None] != side[None, :]
     policies = [c.policy for c in cs]
-    return _drop_unused_alternatives(Setup(
+    setup = _drop_unused_alternatives(Setup(
         names=[c.name for c in cs], side=side, n_sides=len(scenario.side_names),
         survival=stat("survival"), verve=stat("verve"), perception=perception, willpower=willpower,
         fortitude=fortitude, defense=stat("defense"), uses_verve=uses_verve, awareness=awareness,
@@ -168,8 +189,12 @@ def build(scenario) -> Setup:
         kite_cells=np.array([grid.cells(c.policy.params["kite_distance"]) for c in cs], dtype=np.int32),
         may_move=bool((move_mode != HOLD_GROUND).any()),
         has_alternatives=bool(slot_earlier.any()),
-        static_dist=_static_distances(scenario.layout, grid, enemy, max_reach, move_mode),
+        static_dist=movement.static_distances(scenario.layout, grid, enemy, max_reach, move_mode),
+        evasion=stat("evasion"), slot_entries=entries_all,
     ))
+    # The situations are compiled from the slots that are left.
+    setup.sx = situations.build_situations(scenario, setup.slot_owner, setup.slot_entries, grid)
+    return setup
 
 
 def _drop_unused_alternatives(setup: Setup) -> Setup:
@@ -185,7 +210,9 @@ def _drop_unused_alternatives(setup: Setup) -> Setup:
     keep = np.ones(len(setup.slot_owner), dtype=bool)
     for a, owner in enumerate(setup.slot_owner):
         earlier = np.flatnonzero(setup.slot_earlier[:, a])
-        if len(earlier) and (enemy_dist[owner] <= setup.slot_reach[earlier[0]]).all():
+        # A weapon needing several actions is not always ready: what follows it is kept.
+        if len(earlier) and setup.slot_entries[earlier[0]]["actions"] == 1 \
+                and (enemy_dist[owner] <= setup.slot_reach[earlier[0]]).all():
             keep[a] = False
     if keep.all():
         return setup
@@ -199,23 +226,8 @@ def _drop_unused_alternatives(setup: Setup) -> Setup:
         slot_reach=setup.slot_reach[idx], slot_earlier=setup.slot_earlier[np.ix_(idx, idx)],
         first_slot=np.array([np.flatnonzero(owner == i)[0] for i in range(len(setup.names))]),
         has_alternatives=bool(setup.slot_earlier[np.ix_(idx, idx)].any()),
+        slot_entries=[setup.slot_entries[i] for i in idx],
     )
-
-
-def _static_distances(layout, grid, enemy, max_reach, move_mode):
-    """Distances fixed for the whole fight, or None.
-
-    When every combatant starts with every enemy in reach, nobody kites or withdraws
-    and nobody is scattered at random, no one ever moves (enemies only fall), so the
-    battlefield costs nothing per round: the classic melee scenarios stay as fast as
-    they were before positions existed.
-    """
-    if layout.scatter_sides or ((move_mode == KITE) | (move_mode == WITHDRAW)).any():
-        return None
-    dist = bf.distances(layout.static[None], grid.metric)[0]
-    if (enemy & (dist > max_reach[:, None])).any():
-        return None
-    return dist
 
 
 def init(setup: Setup, batch) -> State:
@@ -239,54 +251,21 @@ def init(setup: Setup, batch) -> State:
         focus=np.full((n, setup.n_sides), -1, dtype=np.int16), rounds=np.zeros(n, dtype=np.int32),
         pos=setup.layout.place(batch),
     )
+    if setup.sx is not None:
+        from sim.rulesets.gods_and_monsters import extended
+        extended.init_state(setup, state, batch)
     if t:
         t.line("Starting positions (x, y), 1 cell = "
                f"{setup.grid.cell_size:g} {setup.grid.unit}: " + ", ".join(
                    f"{t.name(c)} ({state.pos[t.pos, c, 0]}, {state.pos[t.pos, c, 1]})" for c in range(C)))
-        _trace_map(t, setup, state, np.ones(C, dtype=bool)[None].repeat(batch.size, 0))
+        movement.trace_map(t, setup, state, np.ones(C, dtype=bool)[None].repeat(batch.size, 0))
     return state
 
 
-def observe(setup: Setup, state: State, c: int, standing: np.ndarray) -> dict:
-    n = state.status.shape[0]
-    start = setup.verve[c] + setup.survival[c]
-    same = setup.side == setup.side[c]
-    return {
-        "round": np.full(n, state.round),
-        "health": (state.verve[:, c] + state.survival[:, c]) / start,
-        "survival": state.survival[:, c],
-        "verve": state.verve[:, c],
-        "injuries": state.injuries[:, c],
-        "surprised": state.surprised[:, c].astype(np.int8),
-        "allies_standing": standing[:, same].sum(axis=1),
-        "enemies_standing": standing[:, ~same].sum(axis=1),
-        "took_damage": state.last_taken[:, c],
-        "dealt_damage": state.last_dealt[:, c],
-        "nearest_enemy": _nearest_enemy_cells(setup, state, standing)[:, c] * setup.grid.cell_size,
-    }
-
-
-def _nearest_enemy_cells(setup: Setup, state: State, standing: np.ndarray) -> np.ndarray:
-    dist = bf.distances(state.pos, setup.grid.metric)
-    return np.where(standing[:, None, :] & setup.enemy[None], dist, bf.FAR).min(axis=2)
-
-
-def decide(setup: Setup, state: State, standing: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Action and target mode per (skirmish, combatant): the family's choice, then scripted rules."""
-    health = (state.verve + state.survival) / (setup.verve + setup.survival)[None, :]
-    flee = (health < setup.flee_below[None, :]) & standing
-    if setup.flee_after_bad_round.any() and state.round > 1:
-        bad = (state.last_taken > 0) & (state.last_dealt == 0)
-        flee |= bad & setup.flee_after_bad_round[None, :] & standing
-    action = np.where(flee, FLEE, ATTACK).astype(np.int8)
-    target = np.broadcast_to(setup.default_target, action.shape).copy()
-    for c in setup.scripted:
-        a, m = setup.policies[c].decide(observe(setup, state, c, standing), action[:, c])
-        action[:, c], target[:, c] = a, m
-    return action, target
-
-
 def step(setup: Setup, state: State, batch) -> None:
+    if setup.sx is not None:
+        from sim.rulesets.gods_and_monsters import extended
+        return extended.step(setup, state, batch)
     rules = setup.rules
     state.round = rnd = batch.round
     n, C, A = batch.size, len(setup.names), len(setup.slot_owner)
@@ -353,7 +332,7 @@ def step(setup: Setup, state: State, batch) -> None:
         slot_dist = None
         reachable = (slot_enemy & (setup.static_dist[setup.slot_owner] <= setup.slot_reach[:, None]))[None]
     else:
-        dist = _move(setup, state, standing, standing & ~lost_round & (action != HOLD), target_mode, noise, t)
+        dist = movement.move(setup, state, standing, standing & ~lost_round & (action != HOLD), target_mode, noise, t)
         slot_dist = dist[:, setup.slot_owner, :]  # (N, A, C) from each slot's owner
         reachable = slot_enemy[None] & (slot_dist <= setup.slot_reach[None, :, None])
 
@@ -408,54 +387,6 @@ def step(setup: Setup, state: State, batch) -> None:
     state.rounds[:] = rnd
 
 
-def _move(setup: Setup, state: State, standing, may_act, target_mode, noise, t) -> np.ndarray:
-    """Movement at the start of the round; returns the (N, C, C) distances after it.
-
-    Combatants with an enemy already in reach stay put (unless kiting or withdrawing);
-    the others close on their target: the nearest enemy under random targeting, else
-    the one their targeting mode picks.
-    """
-    metric = setup.grid.metric
-    dist = bf.distances(state.pos, metric)
-    if not setup.may_move:
-        return dist
-    enemies = standing[:, None, :] & setup.enemy[None]
-    enemy_dist = np.where(enemies, dist, bf.FAR)
-    nearest_d = enemy_dist.min(axis=2)
-    in_reach = nearest_d <= setup.max_reach[None, :]
-    mode = setup.move_mode[None, :]
-    away = may_act & (((mode == KITE) & (nearest_d < setup.kite_cells[None, :])) | (mode == WITHDRAW))
-    close = may_act & ~in_reach & ((mode == ADVANCE) | (mode == KITE)) & ~away & (nearest_d < bf.FAR)
-    if not (close.any() or away.any()):
-        return dist
-    before = state.pos
-    pos = state.pos
-    allowance = np.broadcast_to(setup.move_cells, standing.shape)
-    if close.any():
-        modes = np.where(target_mode == RANDOM, NEAREST, target_mode)
-        focus = state.focus[:, setup.side] if setup.uses_focus else None
-        health = (state.verve + state.survival).astype(np.float32)
-        goal = choose_targets(modes, enemies, health, focus, noise[:, setup.first_slot, :], dist)
-        stop = np.broadcast_to(setup.max_reach, standing.shape)
-        pos, _ = bf.step_toward(pos, setup.grid, close, goal, allowance, standing, stop, metric)
-    if away.any():
-        threat = enemy_dist.argmin(axis=2)
-        pos, _ = bf.step_away(pos, setup.grid, away, threat, allowance, standing, metric)
-    state.pos = pos
-    if t:
-        for c in np.flatnonzero((pos[t.pos] != before[t.pos]).any(axis=1)):
-            t.line(f"{t.name(c)} moves to ({pos[t.pos, c, 0]}, {pos[t.pos, c, 1]}).")
-        _trace_map(t, setup, state, standing)
-    return bf.distances(pos, metric)
-
-
-def _trace_map(t, setup: Setup, state: State, standing) -> None:
-    labels = [n[0].upper() if setup.side[i] == 0 else n[0].lower() for i, n in enumerate(setup.names)]
-    drawing = bf.text_map(state.pos[t.pos], labels, standing[t.pos], setup.grid)
-    if drawing:
-        t.line(drawing)
-
-
 def _update_focus(setup: Setup, state: State, standing: np.ndarray, focus_noise: np.ndarray) -> None:
     for s in range(setup.n_sides):
         enemies = standing & (setup.side != s)[None, :]
@@ -466,9 +397,10 @@ def _update_focus(setup: Setup, state: State, standing: np.ndarray, focus_noise:
         state.focus[:, s] = np.where(ok, current, np.where(enemies.any(axis=1), fresh, -1))
 
 
-def _apply_damage(setup: Setup, state: State, taken: np.ndarray, t) -> np.ndarray:
+def _apply_damage(setup: Setup, state: State, taken: np.ndarray, t, direct: np.ndarray | None = None) -> np.ndarray:
     """Verve first where fighting is archetypal, then survival, then injuries.
 
+    `direct` are injury points dealt straight (knockout and killing blows).
     Returns where a roll to stay conscious is owed: survival just reached 0, or injuries grew.
     """
     left = taken.copy()
@@ -482,6 +414,10 @@ def _apply_damage(setup: Setup, state: State, taken: np.ndarray, t) -> np.ndarra
     state.injuries += left
     active = state.status == STANDING
     owed = active & ((had_survival & (state.survival == 0) & (taken > 0)) | (left > 0))
+    if direct is not None:
+        state.injuries += direct
+        owed |= active & (direct > 0)
+        taken = taken + direct
     if t:
         for c in np.flatnonzero(taken[t.pos] > 0):
             t.line(f"  {t.name(c)} takes {taken[t.pos, c]}: verve {state.verve[t.pos, c]}, survival "

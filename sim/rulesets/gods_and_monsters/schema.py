@@ -14,6 +14,26 @@ SURPRISED_DEFENSE_PENALTY = 2  # "a penalty of two to defense"
 SURPRISED_ROLL_PENALTY = 3  # "and three to any success rolls"
 BASE_TARGET = 11  # "The attack roll is made against an 11"
 
+# --- Special situations: tables, not branches (docs/rules/gods_and_monsters.md) ---
+SIZES = ("fine", "tiny", "small", "medium", "large", "huge", "gigantic", "titanic")
+COVER_LEVELS = ("none", "weak", "strong", "full")
+# Defense bonus by cover level: (warriors, non-warriors), the chapter's cover table.
+COVER_BONUS = {"none": (0, 0), "weak": (1, 0), "strong": (2, 1), "full": (3, 2)}
+# Non-defending targets, from weakest to strongest for the attacker; "these bonuses do
+# not combine", so an attack takes the row of the highest level that applies.
+NOT_DEFENDING = ("defending", "unaware", "covered", "immobile")
+NOT_DEFENDING_BONUS = {"defending": (0, 0), "unaware": (4, 0), "covered": (4, 1), "immobile": (10, 0)}
+CALLED_SHOT_PENALTY = 3  # "with an attack penalty of 3"
+IMMOBILIZER_DEFENSE_PENALTY = 2  # "has a penalty of two to their defense"
+GRAB_EVASION_PER_SIZE = 2  # "a bonus of two for every general size level larger"
+HOLD_FORTITUDE_PER_SIZE = 4  # "a bonus of 4 to this roll for every general size difference"
+IMMOBILIZED_BREAK_PENALTY = 3  # "their Fortitude rolls are at a penalty of three"
+HIGH_GROUND_BONUS = 1  # "a bonus of 1 to attack or a bonus of 1 to defense"
+# "An attack penalty of 3 in close combat, and an attack penalty of 6 for ranged combat."
+UNSEEN_PENALTY = {"close": 3, "ranged": 6}
+SAVES = ("evasion", "willpower", "fortitude", "perception", "agility", "none")
+CONDITIONS = ("none", "sleep")
+
 ATTACK_FIELDS = {
     "name": Field("str", doc="what the attack is called in traces"),
     "damage": Field("dice", doc="damage dice, e.g. d8 or 2d4+1"),
@@ -21,6 +41,26 @@ ATTACK_FIELDS = {
     "reach": Field("float", 5, "melee reach in feet (5: the next square; 10: a polearm)", min=1, max=1000),
     "range": Field("float", None, "range in feet of a missile or thrown weapon; a weapon with a range "
                    "attacks anyone that far away (ranged combat)", min=1, max=100000),
+    "actions": Field("int", 1, "actions one use takes (an arquebus: load, prime, fire = 3); outside close "
+                     "combat one of them is free", min=1, max=20),
+    "loaded": Field("int", None, "actions already done before the fight (default: all but the last, so the "
+                    "first use takes one action; 0: unloaded)", min=0, max=19),
+    "carried": Field("record", None, "a carried attack such as poison: takes effect on a successful called shot, "
+                     "the target rolls `save` or takes `damage`", fields={
+                         "damage": Field("dice", doc="damage dice of the carried effect"),
+                         "save": Field("choice", "fortitude", "the target's reaction roll", choices=SAVES),
+                     }),
+}
+
+SPELL_FIELDS = {
+    "name": Field("str", doc="what the spell (or spirit, or any complex action) is called in traces"),
+    "damage": Field("dice", None, "damage dice dealt to a target that fails its save (none: no damage)"),
+    "save": Field("choice", "evasion", "the target's reaction roll that avoids the effect (d20 <= score)",
+                  choices=SAVES),
+    "condition": Field("choice", "none", "condition on a failed save: sleep leaves the target immobile and unable "
+                       "to act until it takes damage", choices=CONDITIONS),
+    "range": Field("float", 60, "range in feet", min=1, max=100000),
+    "uses": Field("int", None, "casts per fight (none: unlimited)", min=1, max=1000),
 }
 
 COMBATANT_FIELDS = {
@@ -47,6 +87,24 @@ COMBATANT_FIELDS = {
                      "with the first", item=Field("record", fields=ATTACK_FIELDS)),
     "attacks": Field("list", [], "attacks made every round, each rolled separately (a Yeti's two claws)",
                      item=Field("record", fields=ATTACK_FIELDS)),
+    "evasion": Field("int", 10, "Evasion reaction score (d20 <= score): dodging stray missiles, disruption, "
+                     "knockout blows, being grabbed", min=-20, max=60),
+    "agility": Field("int", 10, "Agility score for Agility contests (a called shot dropping its target first)",
+                     min=-20, max=60),
+    "size": Field("choice", "medium", "general size level, for immobilizing", choices=SIZES),
+    "head_protection": Field("int", 0, "bonus to the Evasion roll against knockout blows: 1 for any head "
+                             "protection plus any defense bonus it gives (tough-skinned creatures too)",
+                             min=0, max=20),
+    "cover": Field("choice", "none", "cover against missiles: weak, strong or full (the cover table)",
+                   choices=COVER_LEVELS),
+    "unseen": Field("bool", False, "its attackers know where it is but cannot see it (darkness, invisibility): "
+                    "-3 to attack it in close combat, -6 with missiles"),
+    "high_ground": Field("bool", False, "fights from higher ground, mounted or from above: +1 to attack or "
+                         "defense against those without it, as the policy's `high_ground` chooses"),
+    "weapon_drawn": Field("bool", True, "false: the weapon must be drawn first (one action, or draw and attack "
+                          "in one round on an Evasion roll)"),
+    "spells": Field("list", [], "complex actions (spells, spirits) the combatant can cast; each takes the "
+                    "round and can be disrupted", item=Field("record", fields=SPELL_FIELDS)),
 }
 
 RULE_OPTIONS = {
@@ -95,7 +153,41 @@ RULE_OPTIONS = {
         "damage bonus by Strength: a combatant gets the bonus of the highest listed Strength at or below its "
         "own (only 18 -> +4 is known from the text; set the rest of your table here)",
         item=Field("int", min=-50, max=100)),
+    # --- Special situations (docs/rules/gods_and_monsters.md, "Special situations") ---
+    "warrior_archetypes": Field(
+        "list", ["warrior"], "archetypes that count as warriors for the cover table, leading, the extra attack "
+        "against unaware targets and the knockout injury points", item=Field("str")),
+    "firing_into_close_combat": Field(
+        "bool", True, "true: missiles fired at a target in close combat treat it as in strong cover (2-4 "
+        "combatants in the melee) or full cover (5+), stray hits and misses fall on the others in the melee; "
+        "false: ignore (the core slice)"),
+    "cover_vs_melee": Field(
+        "bool", False, "false: a combatant's `cover` only protects against missiles (\"In ranged combat, "
+        "combatants will often try to hide behind obstacles\"); true: against every attack"),
+    "sleepers_immobile": Field(
+        "bool", False, "false (the core slice): a sleeper who fails its surprise roll is merely surprised; true: it "
+        "sleeps through round 1 as an immobile target (+10 to hit, killing blows) and wakes surprised"),
+    "surprised_are_unaware": Field(
+        "bool", False, "true: a combatant surprised in round 1 counts as unaware of its attackers (+4 to hit, or a "
+        "warrior's extra attack, and open to knockout blows); false: surprise only costs the round (core slice)"),
+    "contest": Field(
+        "choice", "success_vs_failure", "how a contest (Agility, Reaction) is won: success_vs_failure (one side "
+        "succeeds and the other fails, as the chapter spells out for holding); higher_success (when both "
+        "succeed, the higher roll wins)", choices=("success_vs_failure", "higher_success")),
+    "knockout_injuries": Field(
+        "int", 1, "damage points of a knockout blow that go to injuries (\"one point of the damage rolled\")",
+        min=0, max=100),
+    "warrior_knockout_injuries": Field(
+        "int", 2, "the same for warriors, who \"may allot two combat bonus points\"", min=0, max=100),
+    "sleep_wakes_on_damage": Field(
+        "bool", True, "a combatant put to sleep by a spell wakes at the end of a round in which it took damage"),
+    "disruption_movement_bonus": Field(
+        "bool", False, "true: the reaction against a called shot's disruption gains the target's movement / 10 "
+        "(\"a bonus of their movement\" when moving at combat speed; the unit is not given); false: no bonus"),
 }
+
+CALLED_SHOT_WHEN = ("never", "vs_casters", "vs_missile_users", "always")
+IMMOBILIZE_WHEN = ("never", "always", "vs_casters", "vs_smaller")
 
 MOVES = ("auto", "advance", "hold", "kite", "withdraw")
 
@@ -111,9 +203,40 @@ POLICY_FIELDS = {
                         min=0.0, max=1.0),
     "flee_after_bad_round": Field("bool", False, "flee after a round in which it took damage and dealt none "
                                   "(the Guide's reading of the Yeti)"),
+    "withdraw_below": Field("float", 0.0, "withdraw (stop fighting this round and leave at its end, open to this "
+                            "round's attacks) when health falls below this share", min=0.0, max=1.0),
+    "rout_below": Field("float", 0.0, "flee when the share of its side still able to fight falls below this "
+                        "(side morale)", min=0.0, max=1.0),
+    "called_shot": Field("choice", "never", "when to make called shots (-3): never, vs_casters (targets casting "
+                         "or reloading this round, to disrupt them), vs_missile_users (targets shooting this "
+                         "round, to distract them), always", choices=CALLED_SHOT_WHEN),
+    "knockout": Field("bool", False, "go for a knockout blow against unaware, surprised, covered or immobile "
+                      "targets"),
+    "killing_blow": Field("bool", True, "make a called shot to kill against immobile (sleeping, bound, held) "
+                          "targets"),
+    "immobilize": Field("choice", "never", "when to try to immobilize the target (a called shot to grab it): "
+                        "never, always, vs_casters, vs_smaller (targets of a smaller size)", choices=IMMOBILIZE_WHEN),
+    "hold_then": Field("choice", "attack", "once its target is immobilized, the holder attacks it (which "
+                       "removes the target's -3 on breaking free) or just holds", choices=("attack", "hold")),
+    "tie_up": Field("bool", True, "tie up an enemy an ally holds immobilized, when next to it"),
+    "high_ground": Field("choice", "attack", "on higher ground or mounted: take +1 to attack or +1 to defense, or "
+                         "none (forgo the advantage)", choices=("attack", "defense", "none")),
+    "lead": Field("bool", False, "a warrior leads instead of fighting: on a Perception roll up to `level` "
+                  "companions get the warriors' cover bonus"),
+    "cover": Field("bool", False, "take aim to cover the target (no attack this round) when neither moves, then "
+                   "attack it at +4 attack, +1 damage and, unless it wins a Reaction contest, a free attack"),
+    "cast": Field("bool", True, "cast the first spell with uses left whenever a target is in its range"),
+    "reload": Field("choice", "out_of_close_combat", "when to spend actions loading a multi-action weapon: "
+                    "out_of_close_combat (else fight with the next weapon), always, never",
+                    choices=("out_of_close_combat", "always", "never")),
+    "quick_draw": Field("bool", True, "draw and attack in one round on an Evasion roll (failure: acts as if "
+                        "surprised); false: spend the first action drawing"),
+    "unaware_extra_attack": Field("bool", False, "a warrior takes an extra attack against an unaware target "
+                                  "instead of the +4"),
 }
 
-ACTIONS = ("attack", "hold", "flee")
+ACTIONS = ("attack", "hold", "flee", "called_shot", "knockout", "killing_blow", "immobilize", "tie_up", "cast",
+           "lead", "cover", "reload", "withdraw")
 
 OBSERVATIONS = {
     "round": "the round number, from 1",
@@ -127,4 +250,11 @@ OBSERVATIONS = {
     "took_damage": "damage taken last round",
     "dealt_damage": "damage dealt last round",
     "nearest_enemy": "distance in feet to the nearest enemy able to fight",
+    "in_close_combat": "1 when an enemy able to fight stands next to it",
+    "spells_left": "casts left of its spells (1000 for unlimited)",
+    "weapon_ready": "1 when its first multi-action weapon is loaded (1 without such a weapon)",
+    "held": "0 free, 1 grabbed (held in a contest), 2 immobilized, 3 tied up",
+    "holding": "1 while it holds an enemy",
+    "enemies_immobile": "enemies asleep, immobilized or tied up",
+    "enemies_casting": "enemies who cast or tried to cast last round",
 }

@@ -1,0 +1,53 @@
+"""Lifeforce skirmish combat: four action phases a round, prepared actions, stunts, grappling."""
+from __future__ import annotations
+
+from sim.errors import ScenarioError
+from sim.rulesets.lifeforce import engine, schema
+from sim.rulesets.lifeforce import tables as T
+
+
+class Lifeforce:
+    name = "lifeforce"
+    title = "Lifeforce"
+    cell_size = 1.0  # "each square representing 1 Meter"
+    unit = "m"
+    rule_options = schema.RULE_OPTIONS
+    combatant_fields = schema.COMBATANT_FIELDS
+    policy_fields = schema.POLICY_FIELDS
+    actions = schema.ACTIONS
+    observations = schema.OBSERVATIONS
+    # The text gives no weapon statistics, so there is no built-in weapon table; a
+    # scenario's `armory:` names its own weapons.
+    weapon_lists = ("weapons",)
+
+    build = staticmethod(engine.build)
+    init = staticmethod(engine.init)
+    step = staticmethod(engine.step)
+    is_over = staticmethod(engine.is_over)
+    outcome = staticmethod(engine.outcome)
+
+    @staticmethod
+    def check(scenario) -> None:
+        """Checks across fields that the schema cannot express."""
+        for name, change in scenario.rules["conditions"].items():
+            path = f"rules.conditions.{name}"
+            if name not in T.CONDITIONS:
+                raise ScenarioError(f"unknown condition '{name}'. Known: {', '.join(T.CONDITION_NAMES)}.", path=path)
+            if not isinstance(change, dict):
+                raise ScenarioError("expected a mapping of column: value, e.g. {offence: -20}.", path=path)
+            for col, value in change.items():
+                if col not in T.CONDITION_FIELDS:
+                    raise ScenarioError(f"unknown column '{col}'. Columns: {', '.join(T.CONDITION_FIELDS)}.",
+                                        path=f"{path}.{col}")
+                boolean = col in ("moves", "begins")
+                if boolean != isinstance(value, bool) or not isinstance(value, (int, bool)):
+                    raise ScenarioError(f"expected {'true or false' if boolean else 'a whole number'}.",
+                                        path=f"{path}.{col}")
+        for c in scenario.combatants:
+            if c.policy.params["family"] == "skirmisher" and not any(w["range"] for w in c.stats["weapons"]):
+                side = scenario.side_names[c.side]
+                raise ScenarioError(f"{c.name} is a skirmisher without a ranged weapon (a weapon with `range`); "
+                                    "give it one or choose family steady.", path=f"sides.{side}.policy.family")
+
+
+RULESET = Lifeforce()

@@ -1,0 +1,290 @@
+"""Planning a turn: targets, the family's choice of action and movement, scripted rules.
+
+Every function works on the m rows whose actor takes its turn now: `rows` (m,) batch
+rows and `a` (m,) the actor in each. Families are codes in `setup.family` so all rows
+are decided together with masks, whatever mix of families acts at this turn position.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from sim.battlefield import FAR
+from sim.policy import TARGET_MODES, choose_targets
+from sim.rulesets.base import STANDING
+from sim.rulesets.lifeforce import schema as S
+from sim.rulesets.lifeforce import tables as T
+from sim.rulesets.lifeforce.resolve import READY_BLOCK, READY_NONE, READY_OPPORTUNITY, condition_mods
+
+ATTACK, CHARGE, RUN, GRAPPLE, BLOCK, OPPORTUNITY, HOLD, WITHDRAW = range(len(S.ACTIONS))
+STAND, RECOVER = len(S.ACTIONS), len(S.ACTIONS) + 1
+ACTION_NAMES = S.ACTIONS + ("stand", "recover")
+NO_PREP = HOLD, WITHDRAW  # choices that prepare nothing and keep what is prepared
+FAMILIES = S.POLICY_FIELDS["family"].choices
+STEADY, CHARGER, SKIRMISHER, GUARDIAN, GRAPPLER = range(len(FAMILIES))
+NO_MOVE, TOWARD, AWAY, LINE = range(4)
+NEAREST = TARGET_MODES.index("nearest")
+FOCUS = TARGET_MODES.index("focus")
+
+
+def enemies_standing(setup, state, rows, a) -> np.ndarray:
+    return setup.enemy[a] & (state.status[rows] == STANDING)
+
+
+def pick_target(ctx, rows, a, modes) -> np.ndarray:
+    """A new target per row by target mode (random, weakest, strongest, focus, nearest).
+
+    `focus`: the whole side sticks to one enemy; a side without a standing focus takes
+    the first new choice one of its focus-mode creatures makes (at random).
+    """
+    setup, state = ctx.setup, ctx.state
+    cand = enemies_standing(setup, state, rows, a)
+    dist = ctx.dist[rows, a].astype(np.float32)
+    side = setup.side[a]
+    focus = state.focus[rows, side]
+    m = np.arange(len(rows))
+    ok = (focus >= 0) & cand[m, np.maximum(focus, 0)]
+    chosen = choose_targets(modes[:, None], cand[:, None], state.hp[rows].astype(np.float32),
+                            np.where(ok, focus, -1)[:, None], ctx.noise[rows][:, None], distance=dist[:, None])[:, 0]
+    adopt = (modes == FOCUS) & ~ok & (chosen >= 0)
+    state.focus[rows[adopt], side[adopt]] = chosen[adopt]
+    return chosen
+
+
+def update_targets(ctx, rows, a) -> None:
+    """Keep a standing target: forced by Threaten or a grapple, else re-picked when it fell
+    or (abandon_when_out_of_reach) when it left reach while another enemy is in reach."""
+    setup, state = ctx.setup, ctx.state
+    m = np.arange(len(rows))
+    cur = state.target[rows, a]
+    ok = (cur >= 0) & (state.status[rows, np.maximum(cur, 0)] == STANDING)
+    new = pick_target(ctx, rows, a, setup.target_mode[a])
+    cur = np.where(ok, cur, new)
+    reach = setup.w_reach[setup.current_melee(state, rows, a)]
+    d = ctx.dist[rows, a]
+    cand = enemies_standing(setup, state, rows, a)
+    in_reach = cand & (d <= reach[:, None])
+    gone = (setup.abandon[a] & (d[m, np.maximum(cur, 0)] > reach) & in_reach.any(axis=1)
+            & (setup.ranged_w[a] < 0))
+    nearest_in_reach = np.where(in_reach, d + ctx.noise[rows], np.inf).argmin(axis=1)
+    cur = np.where(gone, nearest_in_reach, cur)
+    threat = state.threatened_by[rows, a]
+    forced = (threat >= 0) & (state.status[rows, np.maximum(threat, 0)] == STANDING)
+    cur = np.where(forced, threat, cur)
+    partner = state.partner[rows, a]
+    cur = np.where(partner >= 0, partner, cur)
+    state.target[rows, a] = cur
+
+
+def decide(ctx, rows, a):
+    """(desired action, movement mode, whom to move toward/away from, stop distance) per row."""
+    setup, state = ctx.setup, ctx.state
+    m = np.arange(len(rows))
+    p = ctx.phase
+    tgt = state.target[rows, a]
+    has_tgt = tgt >= 0
+    d = np.where(has_tgt, ctx.dist[rows, a, np.maximum(tgt, 0)], FAR)
+    mw = setup.current_melee(state, rows, a)
+    reach = setup.w_reach[mw]
+    rw = setup.ranged_w[a]
+    shoots = (rw >= 0) & ~state.disarmed[rows, a]
+    rng = np.where(shoots, setup.w_range[np.maximum(rw, 0)], 0)
+    mv, mv2 = setup.split_cells[a, p], setup.split_cells[a, (p + 1) % T.PHASES]
+    in_reach = d <= reach
+    melee_now = (in_reach & ~setup.w_unarmed[mw]) | ~shoots
+    prep, pap = state.prep_action[rows, a], state.prep_ap[rows, a]
+    fam = setup.family[a]
+    cand = enemies_standing(setup, state, rows, a)
+    dall = np.where(cand, ctx.dist[rows, a], FAR)
+    nearest = dall.argmin(axis=1)
+    dn = dall[m, nearest]
+
+    # Steady: attack; walk into reach (or range), run when it is two phases away.
+    desired = np.full(len(rows), ATTACK, dtype=np.int8)
+    move = np.full(len(rows), TOWARD, dtype=np.int8)
+    goal = tgt.copy()
+    stop = np.where(melee_now, reach, rng)
+    gap = d - stop
+    far = setup.run[a] & (gap > mv + mv2) & ~((prep == ATTACK) & (pap > 0))
+    desired[far] = RUN
+
+    # Charger: charge when the target is reachable within the charge's movement.
+    if (fam == CHARGER).any():
+        charge_reach = mv + np.where(setup.rules["charge_moves_on_attack_phase"], mv2, 0)
+        melee_gap = d - reach
+        state_pos = state.pos[rows]
+        steps = line_steps(state_pos[m, a], np.sign(state_pos[m, np.maximum(tgt, 0)] - state_pos[m, a]),
+                           state_pos[m, np.maximum(tgt, 0)], reach, charge_reach)
+        charging = (fam == CHARGER) & ~in_reach & (melee_gap >= 1) & (steps > 0)
+        charging |= (fam == CHARGER) & (prep == CHARGE) & (pap > 0)
+        desired[charging] = CHARGE
+        move[charging] = LINE
+        stop[fam == CHARGER] = reach[fam == CHARGER]
+
+    # Skirmisher: keep its distance from the nearest enemy while preparing its attack, but
+    # not by stepping out of that enemy's reach (which provokes an Attack of Opportunity).
+    if (fam == SKIRMISHER).any():
+        their_reach = setup.w_reach[setup.current_melee(state, rows, nearest)]
+        kite = (fam == SKIRMISHER) & (dn < setup.keep_cells[a]) & (dn > their_reach) & shoots
+        move[kite] = AWAY
+        goal[kite] = nearest[kite]
+        desired[kite] = ATTACK
+
+    # Guardian: hold ground; strike what comes into reach, else keep an action readied.
+    # A readied (or half-prepared) Attack of Opportunity is kept while an enemy in reach
+    # still has to move in: it is not adjacent yet, or it has declared a charge.
+    if (fam == GUARDIAN).any():
+        guard = fam == GUARDIAN
+        near = dall <= reach[:, None]
+        coming = near & ((dall > 1) | (state.prep_action[rows] == CHARGE))
+        holding = (state.ready[rows, a] == READY_OPPORTUNITY) | ((prep == OPPORTUNITY) & (pap > 0))
+        keep_ready = holding & coming.any(axis=1) & (setup.ready_pref[a] == READY_OPPORTUNITY)
+        threat_near = near.any(axis=1) & ~keep_ready
+        move[guard] = NO_MOVE
+        g_attack = guard & (threat_near | (shoots & (d <= rng)))
+        pick = np.where(near, dall + ctx.noise[rows], np.inf).argmin(axis=1)
+        new_tgt = guard & threat_near & ~in_reach  # keep a target still in reach (and the preparation)
+        state.target[rows[new_tgt], a[new_tgt]] = pick[new_tgt]
+        desired[g_attack] = ATTACK
+        want = setup.ready_pref[a]
+        idle = guard & ~g_attack
+        desired[idle] = np.where((want != READY_NONE) & (state.ready[rows, a] != want) & idle,
+                                 np.where(want == READY_BLOCK, BLOCK, OPPORTUNITY), HOLD)[idle]
+
+    # Grappler: close in and engage; inside a grapple, attack when not contesting.
+    if (fam == GRAPPLER).any():
+        grap = (fam == GRAPPLER) & (state.partner[rows, a] < 0)
+        free_target = state.partner[rows, np.maximum(tgt, 0)] < 0
+        engage = grap & free_target
+        desired[engage] = np.where(setup.run[a] & (d - 1 > mv), RUN, GRAPPLE)[engage]
+        stop[engage] = 1
+
+    # Inside a grapple (not contesting): hit the partner where it lies.
+    inside = state.partner[rows, a] >= 0
+    desired[inside] = ATTACK
+    move[inside] = NO_MOVE
+
+    # Answering a declared attack with a readied Shield Block.
+    if setup.answer.any():
+        threats = threat_declared(ctx, rows, a)
+        answer = (setup.answer[a] & (threats > 0) & ~state.reaction_left[rows, a] & setup.has_shield[a]
+                  & (state.ready[rows, a] != READY_BLOCK) & ~inside)
+        desired[answer] = BLOCK
+        move[answer] = NO_MOVE
+
+    # What conditions force: standing up, picking the weapon up, being held.
+    cm = condition_mods(setup, state, rows, a)
+    prone = state.prone[rows, a] & ~inside
+    desired[prone] = STAND
+    rec = state.disarmed[rows, a] & (setup.rules["disarmed_recover_ap"] > 0) & ~prone & ~inside
+    desired[rec] = RECOVER
+    move[rec] = NO_MOVE
+    desired[~cm["begins"]] = HOLD
+    desired[~has_tgt] = HOLD
+    move[~cm["moves"] | ~has_tgt] = NO_MOVE
+
+    if setup.scripted:
+        desired, move, goal, stop = _scripted(ctx, rows, a, desired, move, goal, stop, reach, rng, melee_now,
+                                              nearest)
+    return desired, move, goal, stop
+
+
+def _scripted(ctx, rows, a, desired, move, goal, stop, reach, rng, melee_now, nearest):
+    setup, state = ctx.setup, ctx.state
+    for c in setup.scripted:
+        sel = np.flatnonzero(a == c)
+        if not len(sel):
+            continue
+        pol = setup.policies[c]
+        obs = observe(ctx, rows[sel], a[sel])
+        action, mode = pol.decide(obs, desired[sel])
+        changed = action != desired[sel]
+        retarget = mode != pol.target
+        if retarget.any():
+            idx = sel[retarget]
+            state.target[rows[idx], a[idx]] = pick_target(ctx, rows[idx], a[idx], mode[retarget])
+            goal[idx] = state.target[rows[idx], a[idx]]
+        desired[sel] = action
+        idx = sel[changed | retarget]
+        act = desired[idx]
+        move[idx] = np.select([act == CHARGE, act == WITHDRAW, np.isin(act, (ATTACK, RUN, GRAPPLE))],
+                              [LINE, AWAY, TOWARD], NO_MOVE)
+        stop[idx] = np.where(act == GRAPPLE, 1, np.where(melee_now[idx], reach[idx], rng[idx]))
+        goal[idx] = np.where(act == WITHDRAW, nearest[idx], state.target[rows[idx], a[idx]])
+        cm = condition_mods(setup, state, rows[idx], a[idx])
+        move[idx] = np.where(cm["moves"], move[idx], NO_MOVE)
+    return desired, move, goal, stop
+
+
+def line_steps(start, direction, tpos, reach, limit) -> np.ndarray:
+    """Squares along a straight line from `start` until `tpos` is within `reach`, or 0 if the
+    line does not bring it within reach in `limit` squares (a charge must go straight)."""
+    start, direction, tpos = (x.astype(np.int32) for x in (start, direction, tpos))
+    found = np.zeros(len(start), dtype=np.int32)
+    for k in range(1, int(np.max(limit, initial=0)) + 1):
+        cell = start + k * direction
+        hit = (np.abs(cell - tpos).max(axis=1) <= reach) & (found == 0) & (k <= limit)
+        found[hit] = k
+    return found
+
+
+def threat_declared(ctx, rows, a) -> np.ndarray:
+    """How many standing enemies are preparing an attack or charge declared against the actor."""
+    state, setup = ctx.state, ctx.setup
+    attacking = np.isin(state.prep_action[rows], (ATTACK, CHARGE)) & (state.prep_ap[rows] > 0)
+    aimed = state.prep_target[rows] == a[:, None]
+    return (attacking & aimed & enemies_standing(setup, state, rows, a)).sum(axis=1)
+
+
+class _Observations(dict):
+    """Observations computed on first use: rules usually test two or three of them."""
+
+    def __init__(self, makers: dict):
+        super().__init__()
+        self.makers = makers
+
+    def __missing__(self, key):
+        value = self.makers[key]()
+        self[key] = value
+        return value
+
+
+def observe(ctx, rows, a) -> dict:
+    setup, state = ctx.setup, ctx.state
+    n = len(rows)
+
+    def distance():
+        tgt = state.target[rows, a]
+        return np.where(tgt >= 0, ctx.dist[rows, a, np.maximum(tgt, 0)], FAR)
+
+    def standing_on(same_side: bool):
+        standing = state.status[rows] == STANDING
+        same = setup.side[None, :] == setup.side[a][:, None]
+        return (standing & (same if same_side else ~same)).sum(axis=1)
+
+    return _Observations({
+        "round": lambda: np.full(n, ctx.round), "phase": lambda: np.full(n, ctx.phase + 1),
+        "hp": lambda: state.hp[rows, a], "hp_frac": lambda: state.hp[rows, a] / setup.hp[a],
+        "distance": lambda: distance() * setup.grid.cell_size,
+        "in_reach": lambda: (distance() <= setup.w_reach[setup.current_melee(state, rows, a)]).astype(np.int8),
+        "prepared": lambda: state.prep_ap[rows, a],
+        "reaction_left": lambda: state.reaction_left[rows, a].astype(np.int8),
+        "grappled": lambda: (state.track[rows, a] > 0).astype(np.int8),
+        "dominant": lambda: state.dominant[rows, a].astype(np.int8),
+        "grapple_track": lambda: state.track[rows, a],
+        "prone": lambda: state.prone[rows, a].astype(np.int8),
+        "disarmed": lambda: state.disarmed[rows, a].astype(np.int8),
+        "threatened": lambda: (state.threatened_by[rows, a] >= 0).astype(np.int8),
+        "threat_declared": lambda: threat_declared(ctx, rows, a),
+        "allies_standing": lambda: standing_on(True),
+        "enemies_standing": lambda: standing_on(False),
+    })
+
+
+def contest_choice(setup, state) -> np.ndarray:
+    """(N, C) who actively contests its grapple this phase (decided at the phase's start)."""
+    mode = setup.contest_mode[None, :]
+    dom_pinned = state.dominant & (state.track == T.PINNED)
+    contest = (mode == 0) | ((mode == 1) & ~dom_pinned)
+    # Held or Pinned creatures can do nothing else, so they struggle unless told never to.
+    stuck = ~state.dominant & (state.track >= T.HELD)
+    return (state.track > 0) & (contest | (stuck & (mode != 2)))

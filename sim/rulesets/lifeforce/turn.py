@@ -1,0 +1,316 @@
+"""One creature's turn inside an action phase: grapple check, plan, movement, action.
+
+"On your Turn, you perform Movement and may begin preparing an Action of your choice or
+may execute that Action if you have acquired the required number of Action Points."
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from sim import battlefield as bf
+from sim.rulesets.base import STANDING
+from sim.rulesets.lifeforce import grapple as G
+from sim.rulesets.lifeforce import policies as P
+from sim.rulesets.lifeforce import tables as T
+from sim.rulesets.lifeforce.resolve import (READY_BLOCK, READY_NONE, READY_OPPORTUNITY, end_grapple,
+                                            opportunity_attacks, resolve_attack)
+
+TARGETED = (P.ATTACK, P.CHARGE, P.GRAPPLE)
+
+
+def take_turn(ctx, a: np.ndarray, live: np.ndarray) -> None:
+    """a (n,): the creature whose turn it is in each row; live (n,): fights still going."""
+    setup, state, rules = ctx.setup, ctx.state, ctx.setup.rules
+    R = np.arange(len(a))
+    standing = (state.status[R, a] == STANDING) & live
+    state.ds[R[standing], a[standing]] = False  # "until your next turn"
+    if rules["readied_lasts"] == "next_turn":
+        state.ready[R[standing], a[standing]] = READY_NONE
+    act = standing & ~ctx.no_actions[R, a]
+    t = ctx.trace
+    if t is not None and standing[t.pos] and not act[t.pos]:
+        t.line(f"  {t.name(a[t.pos])} is surprised and takes no action.")
+    check = act & (state.track[R, a] > 0) & state.dominant[R, a] & ~state.gchecked[R, a]
+    if check.any():
+        grapple_check(ctx, R[check], a[check])
+    free = act & ~state.contesting[R, a]
+    if t is not None and act[t.pos] and not free[t.pos]:
+        t.line(f"  {t.name(a[t.pos])} contests the grapple and does nothing else.")
+    rows, a = R[free], a[free]
+    if not len(rows):
+        return
+    P.update_targets(ctx, rows, a)
+    desired, move, goal, stop = P.decide(ctx, rows, a)
+    tgt = state.target[rows, a]
+    _declare(ctx, rows, a, desired, tgt)
+    _move(ctx, rows, a, desired, move, goal, stop)
+    _act(ctx, rows, a, desired)
+
+
+def _declare(ctx, rows, a, desired, tgt) -> None:
+    """Begin a new preparation where the choice differs from what is being prepared."""
+    state = ctx.state
+    cur, ptgt = state.prep_action[rows, a], state.prep_target[rows, a]
+    binding = ctx.setup.rules["prepared_target"] == "declared"
+    targeted = np.isin(desired, TARGETED)
+    switch = ~np.isin(desired, P.NO_PREP) & ((desired != cur) | (binding & targeted & (tgt != ptgt)))
+    if not switch.any():
+        return
+    r, c = rows[switch], a[switch]
+    lost = state.prep_ap[r, c]
+    state.prep_action[r, c] = desired[switch]
+    state.prep_ap[r, c] = 0
+    state.prep_target[r, c] = np.where(targeted[switch], tgt[switch], -1)
+    state.ready[r, c] = READY_NONE  # beginning another action drops a readied one
+    charge = desired[switch] == P.CHARGE
+    if charge.any():
+        d = bf.direction_to(state.pos[r[charge]], _as_targets(state, r[charge], c[charge], tgt[switch][charge]))
+        state.charge_dir[r[charge], c[charge]] = d[np.arange(charge.sum()), c[charge]]
+    t = ctx.trace
+    if t is not None and (r == t.pos).any():
+        i = int(np.flatnonzero(r == t.pos)[0])
+        what = P.ACTION_NAMES[desired[switch][i]]
+        on = f" against {t.name(tgt[switch][i])}" if targeted[switch][i] and tgt[switch][i] >= 0 else ""
+        dropped = f" (drops {P.ACTION_NAMES[cur[switch][i]]} with {lost[i]} AP)" if lost[i] > 0 else ""
+        t.line(f"  {t.name(c[i])} declares {what}{on}{dropped}.")
+
+
+def _as_targets(state, r, c, tgt):
+    """(m, C) target array with only each row's actor aiming at its target."""
+    out = np.full((len(r), state.pos.shape[1]), -1, dtype=np.int64)
+    out[np.arange(len(r)), c] = tgt
+    return out
+
+
+def _move(ctx, rows, a, desired, move, goal, stop) -> None:
+    setup, state, rules = ctx.setup, ctx.state, ctx.setup.rules
+    C = state.hp.shape[1]
+    allow = setup.split_cells[a, ctx.phase].astype(np.int32)
+    allow = np.where(desired == P.RUN, 2 * allow, allow)  # "Double your Movement for this Action Phase"
+    charging = move == P.LINE
+    first = state.prep_ap[rows, a] == 0
+    charge_moves = charging & (first | rules["charge_moves_on_attack_phase"])
+    allow = np.where(charging, np.where(charge_moves, np.maximum(allow, 1), 0), allow)  # "minimum of 1M"
+    if charging.any():
+        # "up to your Action Phase Movement": a charger stops once its target is in reach.
+        ptgt = np.maximum(state.prep_target[rows, a], 0)
+        reach = setup.w_reach[setup.current_melee(state, rows, a)]
+        steps = P.line_steps(state.pos[rows, a], state.charge_dir[rows, a], state.pos[rows, ptgt], reach, allow)
+        allow = np.where(charging & (steps > 0), steps, allow)
+    go = (move != P.NO_MOVE) & (allow > 0) & (goal >= 0)
+    if not go.any():
+        return
+    before = ctx.dist[rows].copy()
+    start = state.pos[rows, a].copy()
+    for mode, who in ((m, c) for m in (P.TOWARD, P.AWAY, P.LINE) for c in range(C)):
+        sel = go & (move == mode) & (a == who)
+        if not sel.any():
+            continue
+        # Only the rows where this creature moves go through the battlefield's walk, so
+        # it steps one combatant column instead of every column for every row.
+        r, c, k = rows[sel], a[sel], np.arange(sel.sum())
+        pos = state.pos[r]
+        blocking = state.status[r] == STANDING
+        movers = np.zeros(blocking.shape, dtype=bool)
+        movers[k, c] = True
+        allowance = np.zeros(blocking.shape, dtype=np.int32)
+        allowance[k, c] = allow[sel]
+        target = np.full(blocking.shape, -1, dtype=np.int64)
+        target[k, c] = goal[sel]
+        if mode == P.TOWARD:
+            within = np.zeros(blocking.shape, dtype=np.int32)
+            within[k, c] = stop[sel]
+            pos, _ = bf.step_toward(pos, setup.grid, movers, target, allowance, blocking, within, setup.grid.metric)
+        elif mode == P.AWAY:
+            pos, _ = bf.step_away(pos, setup.grid, movers, target, allowance, blocking, setup.grid.metric)
+        else:
+            direction = np.zeros(pos.shape, dtype=np.int8)
+            direction[k, c] = state.charge_dir[r, c]
+            pos, _ = bf.move_line(pos, setup.grid, movers, direction, allowance, blocking)
+        state.pos[r] = pos
+        ctx.refresh(r)
+    moved = (state.pos[rows, a] != start).any(axis=1)
+    t = ctx.trace
+    if t is not None and (rows == t.pos).any():
+        i = int(np.flatnonzero(rows == t.pos)[0])
+        if moved[i]:
+            x, y = state.pos[t.pos, a[i]]
+            how = {P.RUN: "runs", P.CHARGE: "charges"}.get(int(desired[i]), "moves")
+            t.line(f"  {t.name(a[i])} {how} from ({start[i][0]}, {start[i][1]}) to ({x}, {y}).")
+    if moved.any():
+        # "When an enemy moves while already within your Reach": it started its move in
+        # reach, or ended deeper inside than the edge, so its last step began in reach
+        # (distance changes by at most one square a step).
+        r, c = rows[moved], a[moved]
+        start_d, end_d = before[moved, :, c], ctx.dist[r, :, c]
+        reach = setup.w_reach[setup.current_melee(state, r[:, None], np.arange(C)[None, :])]
+        passed = np.where(end_d < reach, np.minimum(start_d, reach), start_d)
+        opportunity_attacks(ctx, r, c, passed, "moves")
+
+
+def _act(ctx, rows, a, desired) -> None:
+    setup, state, rules = ctx.setup, ctx.state, ctx.setup.rules
+    alive = state.status[rows, a] == STANDING
+    prep = state.prep_action[rows, a]
+    busy = alive & (prep >= 0) & ~np.isin(desired, P.NO_PREP)
+    state.prep_ap[rows[busy], a[busy]] += 1
+    ap = state.prep_ap[rows, a]
+    m = np.arange(len(rows))
+
+    # What the prepared action needs, and whether it can be carried out now.
+    tgt = np.where(rules["prepared_target"] == "declared", state.prep_target[rows, a], state.target[rows, a])
+    tgt_ok = (tgt >= 0) & (state.status[rows, np.maximum(tgt, 0)] == STANDING)
+    d = ctx.dist[rows, a, np.maximum(tgt, 0)]
+    mw = setup.current_melee(state, rows, a)
+    rw = setup.ranged_w[a]
+    shoots = (rw >= 0) & ~state.disarmed[rows, a]
+    in_reach = tgt_ok & (d <= setup.w_reach[mw])
+    in_range = tgt_ok & shoots & (d <= setup.w_range[np.maximum(rw, 0)]) & ~(in_reach & ~setup.w_unarmed[mw])
+    w = np.where(in_range, rw, mw)
+    reload = setup.w_loading[w] & ~state.loaded[rows, a]
+    need = np.select(
+        [prep == P.ATTACK, prep == P.CHARGE, prep == P.RUN, prep == P.GRAPPLE, prep == P.STAND, prep == P.RECOVER],
+        [2 + reload * rules["loading_ap"], 2, 1, 1, rules["stand_up_ap"], rules["disarmed_recover_ap"]], 2)
+    ready = busy & (ap >= need)
+    done = np.zeros(len(rows), dtype=bool)
+
+    sel = ready & (prep == P.ATTACK) & (in_reach | in_range)
+    if sel.any():
+        _weapon_attack(ctx, rows[sel], a[sel], tgt[sel], w[sel], in_range[sel])
+        done |= sel
+    sel = ready & (prep == P.CHARGE)
+    if sel.any():
+        _charge(ctx, rows[sel], a[sel], tgt[sel], in_reach[sel], mw[sel])
+        done |= sel
+    done |= ready & (prep == P.RUN)
+    sel = ready & (prep == P.GRAPPLE)
+    if sel.any():
+        _engage(ctx, rows[sel], a[sel], tgt[sel], tgt_ok[sel] & (d[sel] <= 1))
+        done |= sel
+    for code, ready_code in ((P.BLOCK, READY_BLOCK), (P.OPPORTUNITY, READY_OPPORTUNITY)):
+        sel = ready & (prep == code)
+        state.ready[rows[sel], a[sel]] = ready_code
+        done |= sel
+    sel = ready & (prep == P.STAND)
+    state.prone[rows[sel], a[sel]] = False
+    done |= sel
+    sel = ready & (prep == P.RECOVER)
+    state.disarmed[rows[sel], a[sel]] = False
+    done |= sel
+    t = ctx.trace
+    if t is not None and (rows == t.pos).any():
+        i = int(np.flatnonzero(rows == t.pos)[0])
+        if busy[i] and not (done[i] and prep[i] in (P.ATTACK, P.CHARGE, P.GRAPPLE)):
+            state_text = "done" if done[i] else f"{ap[i]}/{need[i]} AP"
+            t.line(f"  {t.name(a[i])}: {P.ACTION_NAMES[prep[i]]} ({state_text}).")
+    state.prep_ap[rows[done], a[done]] = 0
+    state.prep_action[rows[done], a[done]] = -1
+    # A fully prepared action waits (capped) until it can be made.
+    hold = ready & ~done
+    state.prep_ap[rows[hold], a[hold]] = need[hold]
+
+
+def _weapon_attack(ctx, rows, a, tgt, w, ranged) -> None:
+    setup, state = ctx.setup, ctx.state
+    if ranged.any():
+        # "when an enemy makes a Ranged Attack while within your Reach".
+        r = rows[ranged]
+        opportunity_attacks(ctx, r, a[ranged], ctx.dist[r, :, a[ranged]], "shoots")
+    alive = state.status[rows, a] == STANDING
+    rows, a, tgt, w, ranged = rows[alive], a[alive], tgt[alive], w[alive], ranged[alive]
+    shot = setup.w_loading[w]
+    state.loaded[rows[shot], a[shot]] = False  # Rapid Reload bought on this attack loads it again
+    resolve_attack(ctx, rows, a, tgt, w)
+
+
+def _charge(ctx, rows, a, tgt, in_reach, mw) -> None:
+    """The charge's attack: +10 Offence and +2 damage against the target, or any enemy in reach."""
+    setup, state = ctx.setup, ctx.state
+    d = ctx.dist[rows, a]
+    cand = P.enemies_standing(setup, state, rows, a) & (d <= setup.w_reach[mw][:, None])
+    other = np.where(cand, d + ctx.noise[rows], np.inf).argmin(axis=1)
+    victim = np.where(in_reach, tgt, np.where(cand.any(axis=1), other, -1))
+    ok = victim >= 0
+    state.charges[rows, a] += 1
+    t = ctx.trace
+    if t is not None and (rows == t.pos).any() and not ok[rows == t.pos][0]:
+        t.line(f"  {t.name(a[rows == t.pos][0])}'s charge ends with no enemy in reach.")
+    resolve_attack(ctx, rows[ok], a[ok], victim[ok], mw[ok], off_bonus=T.CHARGE_OFFENCE,
+                   dmg_bonus=T.CHARGE_DAMAGE, what="charges into")
+
+
+def _engage(ctx, rows, a, tgt, adjacent) -> None:
+    """1 AP: contested Athletics (with Offence bonuses) to start a grapple as its dominant side."""
+    setup, state, rules = ctx.setup, ctx.state, ctx.setup.rules
+    tg = np.maximum(tgt, 0)
+    ok = adjacent & (state.partner[rows, a] < 0) & (state.partner[rows, tg] < 0)
+    bonus = rules["grapple_offence_bonus"]
+    mine = setup.athletics[a] + (setup.offence[a] if bonus != "none" else 0)
+    theirs = setup.athletics[tg] + (setup.offence[tg] if bonus == "both" else 0)
+    g = ctx.grap[rows]
+    ti, td = g[:, 0, 0] + mine, g[:, 1, 0] + theirs
+    retry = rules["grapple_ties"] == "reroll"
+    won, level = G.engage(ti, td, g[:, 0, 2] + mine if retry else None, g[:, 1, 2] + theirs if retry else None)
+    won &= ok
+    r, c, b = rows[won], a[won], tg[won]
+    state.partner[r, c], state.partner[r, b] = b, c
+    state.track[r, c] = state.track[r, b] = T.GRAPPLING
+    state.dominant[r, c], state.dominant[r, b] = True, False
+    state.grapples_won[r, c] += 1
+    first = rules["grapple_first_contest"] == "immediate"
+    state.gchecked[r, c] = state.gchecked[r, b] = not first
+    state.contesting[r, c] = state.contesting[r, b] = first
+    t = ctx.trace
+    if t is not None and (rows == t.pos).any():
+        i = int(np.flatnonzero(rows == t.pos)[0])
+        if ok[i]:
+            t.line(f"  {t.name(a[i])} tries to grapple {t.name(tg[i])}: {ti[i]} vs {td[i]}: "
+                   f"{'GRAPPLING' if won[i] else 'fails'}.")
+        else:
+            t.line(f"  {t.name(a[i])} cannot grapple {t.name(tg[i])} now.")
+    if first and won.any():
+        grapple_check(ctx, r, c)
+
+
+def grapple_check(ctx, rows, a) -> None:
+    """The dominant grappler's turn: both roll; the winner is dominant, progressing if it was."""
+    setup, state, rules = ctx.setup, ctx.state, ctx.setup.rules
+    b = state.partner[rows, a]
+    level = state.track[rows, a]
+    bonus = rules["grapple_offence_bonus"] == "both"
+    mod_a = setup.athletics[a] + (setup.offence[a] if bonus else 0)
+    mod_b = setup.athletics[b] + (setup.offence[b] if bonus else 0)
+    # Pinned grants the dominant grappler advantage; not contesting gives disadvantage.
+    adv_a = G.net_advantage(level == T.PINNED, ~state.contesting[rows, a])
+    adv_b = G.net_advantage(np.zeros(len(rows), dtype=bool), ~state.contesting[rows, b])
+    g = ctx.grap[rows]
+    ta = G.keep_roll(g[:, 0, :2], adv_a) + mod_a
+    tb = G.keep_roll(g[:, 1, :2], adv_b) + mod_b
+    retry = rules["grapple_ties"] == "reroll"
+    a_wins, b_wins = G.contest(ta, tb, g[:, 0, 2] + mod_a if retry else None, g[:, 1, 2] + mod_b if retry else None)
+    new_level, a_dom = G.transition(level, np.ones(len(rows), dtype=bool), a_wins, b_wins)
+    state.track[rows, a] = state.track[rows, b] = new_level
+    state.dominant[rows, a], state.dominant[rows, b] = a_dom, ~a_dom
+    state.gchecked[rows, a] = state.gchecked[rows, b] = True
+    state.grapple_checks_won[rows[a_wins], a[a_wins]] += 1
+    state.grapple_checks_won[rows[b_wins], b[b_wins]] += 1
+    under = np.where(a_dom, b, a)
+    pinned = new_level == T.PINNED
+    state.prone[rows[pinned], under[pinned]] = True  # "causing the non dominant grappler to become Prone"
+    if not rules["held_keeps_preparation"]:
+        held = new_level >= T.HELD
+        state.prep_ap[rows[held], under[held]] = 0
+        state.prep_action[rows[held], under[held]] = -1
+    t = ctx.trace
+    if t is not None and (rows == t.pos).any():
+        i = int(np.flatnonzero(rows == t.pos)[0])
+        top = a[i] if a_dom[i] else b[i]
+        t.line(f"  Grappling check: {t.name(a[i])} {ta[i]} vs {t.name(b[i])} {tb[i]}: {t.name(top)} dominant, "
+               f"{T.TRACK[new_level[i]].upper()}.")
+    # "If after the grappling check you are the dominant grappler, you may choose to immediately end the grapple."
+    top = np.where(a_dom, a, b)
+    leave = setup.escape[top]
+    if leave.any():
+        if t is not None and (rows[leave] == t.pos).any():
+            t.line(f"  {t.name(top[rows == t.pos][0])} ends the grapple.")
+        end_grapple(state, rows[leave], top[leave])
