@@ -14,5 +14,7 @@ from sim.errors import ScenarioError  # noqa: E402
 from sim.scenario import load_scenario, Scenario  # noqa: E402
 from sim.runner import run, RunResult  # noqa: E402
 from sim.trace import trace  # noqa: E402
+from sim.rundir import run_to_folder, run_summary, ChunkedResult  # noqa: E402
 
-__all__ = ["ScenarioError", "load_scenario", "Scenario", "run", "RunResult", "trace", "__version__"]
+__all__ = ["ScenarioError", "load_scenario", "Scenario", "run", "RunResult", "trace", "__version__",
+           "run_to_folder", "run_summary", "ChunkedResult"]

@@ -1,3 +1,5 @@
 from sim.cli import main
 
-main()
+# Guarded: worker processes started by spawn (dask LocalCluster) import this module.
+if __name__ == "__main__":
+    main()

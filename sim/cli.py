@@ -69,7 +69,15 @@ def main():
 @click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object to stdout instead of the text summary.")
 @click.option("--report", "report_dir", type=click.Path(file_okay=False), help="Also write an HTML report with figures into this folder.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar (there is none anyway when stderr is not a terminal).")
-def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir, quiet):
+@click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
+              help="Where chunks are played: local worker processes (loky) or a dask cluster (a local one "
+                   "with --jobs workers unless --scheduler is given).")
+@click.option("--scheduler", metavar="tcp://HOST:PORT", help="Play on an existing dask cluster (implies --backend dask).")
+@click.option("--summary-only", is_flag=True, help="Keep counts, sums and histograms only: constant memory for any -n.")
+@click.option("--run-dir", type=click.Path(file_okay=False), help="Save every finished chunk in this folder, so --resume can finish an interrupted run.")
+@click.option("--resume", is_flag=True, help="Finish the run in --run-dir without replaying its finished chunks.")
+def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir, quiet, backend, scheduler,
+        summary_only, run_dir, resume):
     """Play SCENARIOS (files or folders of them) and summarise who wins."""
     from sim.progress import progress_bar
     from sim.runner import run as run_scenario
@@ -80,13 +88,25 @@ def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, repor
     for f in files:
         scen = load_scenario(f, overrides)
         total = int(skirmishes or scen.run["skirmishes"])
+        # --out alone streams the tables chunk by chunk too, unless --report wants them in memory.
+        chunked = summary_only or run_dir or resume or (out and not report_dir)
+        if summary_only and report_dir:
+            raise ScenarioError("--report needs the outcome tables, which --summary-only does not keep; "
+                                "drop one of the two.")
         with progress_bar(total, desc=f.stem, quiet=quiet) as update:
-            result = run_scenario(scen, n=skirmishes, seed=seed, jobs=jobs, max_rounds=max_rounds, progress=update)
+            from sim.cli_scale import crash_guard, run_chunked_cli
+            if chunked:
+                result = run_chunked_cli(f, len(files), skirmishes, seed, jobs, max_rounds, overrides, backend,
+                                         scheduler, summary_only, run_dir, resume, out, update)
+            else:
+                with crash_guard():
+                    result = run_scenario(scen, n=skirmishes, seed=seed, jobs=jobs, max_rounds=max_rounds,
+                                          progress=update, backend=backend, scheduler=scheduler)
         if report_dir:
             results.append(result)
         if out:
             target = Path(out) / f.stem if len(files) > 1 else Path(out)
-            written = result.write(target)
+            written = result.written if chunked else result.write(target)  # chunked: streamed already
             if not as_json:
                 click.echo("wrote " + ", ".join(map(str, written)), err=True)
         if as_json:

@@ -238,6 +238,10 @@ def _add_adaptive_run() -> None:
     def callback(precision=None, max_n=None, **kw):
         if precision is None:
             return original(**kw)
+        if kw.get("summary_only") or kw.get("run_dir") or kw.get("resume") or kw.get("scheduler") \
+                or kw.get("backend", "loky") != "loky":
+            raise ScenarioError("--precision plays in memory on local workers; it does not combine with "
+                                "--backend dask, --scheduler, --summary-only, --run-dir or --resume.")
         from sim.analysis import run_adaptive
         files = scenario_files(kw["scenarios"])
         summaries = []

@@ -54,6 +54,9 @@ class Dice:
 
 MAX_DICE = 100
 MAX_SIDES = 1000
+# Totals are int32 arrays and damage adds up over many rounds, so a bonus of 10**12 must be
+# refused with a message, not overflow; a million per roll is far past any rule book.
+MAX_TOTAL = 1_000_000
 
 
 def parse_dice(text) -> Dice:
@@ -61,6 +64,9 @@ def parse_dice(text) -> Dice:
     if isinstance(text, bool):
         raise ValueError("expected a dice expression such as 'd8', '2d6+1' or 'd4-1', got a true/false value")
     if isinstance(text, int):
+        if abs(text) > MAX_TOTAL:
+            raise ValueError(f"{text} is out of range; a dice expression's total must stay within "
+                             f"-{MAX_TOTAL}..{MAX_TOTAL}")
         return Dice(0, 0, int(text))
     if not isinstance(text, str):
         raise ValueError(f"expected a dice expression such as 'd8', '2d6+1' or 'd4-1', got {type(text).__name__}")
@@ -79,6 +85,9 @@ def parse_dice(text) -> Dice:
         raise ValueError(f"'{text}': at most {MAX_DICE} dice of at most {MAX_SIDES} sides")
     if sides_s is not None and count < 1:
         raise ValueError(f"'{text}': roll at least one die")
+    if count * sides + abs(bonus) > MAX_TOTAL:
+        raise ValueError(f"'{text}': totals must stay within -{MAX_TOTAL}..{MAX_TOTAL}; use fewer or smaller "
+                         "dice or a smaller bonus")
     return Dice(count, sides, bonus)
 
 

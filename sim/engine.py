@@ -63,18 +63,93 @@ class Batch:
 COMPACT_SHARE = 0.3
 
 
+# A round's temporaries grow with rows x attack slots x combatants; rows played together
+# are capped so they stay near this size. A scenario with a thousand combatants plays its
+# chunk in slices, one after the other on the same random stream, so the result still
+# depends on (scenario, seed, count) only and a trace replays the same slice.
+BATCH_BYTES = 256 * 2**20
+
+# A batch whose whole state (all but the ruleset's per-round `counters`) has not changed
+# for STALL_ROUNDS rounds is stopped: nobody can hurt anybody, and playing on to a
+# max_rounds of a million would take days. Checked every STALL_EVERY rounds, and only
+# when max_rounds exceeds STALL_ROUNDS, so ordinary runs are untouched.
+STALL_ROUNDS = 500
+STALL_EVERY = 50
+DEFAULT_COUNTERS = ("attacks", "rounds")
+
+
+def default_row_bytes(setup) -> int:
+    # Without the ruleset's own estimate: pairwise (combatant x combatant) arrays, such as
+    # distances and target choices, are what every ruleset so far holds per skirmish.
+    c = len(getattr(setup, "names", ()) or ())
+    return 32 * c * c + 256 * c
+
+
+def rows_per_batch(ruleset, setup, size: int) -> int:
+    cost = getattr(ruleset, "row_bytes", None) or default_row_bytes
+    return max(1, min(size, BATCH_BYTES // max(1, int(cost(setup)))))
+
+
 def run_chunk(ruleset, setup, rng: np.random.Generator, size: int, max_rounds: int,
               crn: bool = False, tracer: Tracer | None = None) -> Outcome:
     """Play `size` skirmishes to the end (or max_rounds) and return their outcomes in order."""
+    rows = rows_per_batch(ruleset, setup, size)
+    if rows >= size:
+        return _run_batch(ruleset, setup, rng, size, max_rounds, crn, tracer)
+    parts = []
+    for start in range(0, size, rows):
+        sub = min(rows, size - start)
+        mine = tracer is not None and start <= tracer.row < start + sub
+        if mine:
+            tracer.row -= start
+        try:
+            out = _run_batch(ruleset, setup, rng, sub, max_rounds, crn, tracer if mine else None)
+        finally:
+            if mine:
+                tracer.row += start
+        parts.append((np.arange(start, start + sub), out))
+    merged = _assemble(parts, size)
+    merged.stalled = sum(getattr(p[1], "stalled", 0) for p in parts)
+    return merged
+
+
+def _fingerprint(ruleset_state) -> bytes:
+    import hashlib
+    from dataclasses import fields
+    # Naming too few counters only hides a stall (a ticking field looks like progress);
+    # naming a real progress field as a counter would cut live fights, so rulesets name
+    # only pure tallies. Most rulesets' tallies are these two.
+    skip = set(getattr(ruleset_state, "per_batch", ())) | set(getattr(ruleset_state, "counters", DEFAULT_COUNTERS))
+    h = hashlib.blake2b(digest_size=16)
+    for f in fields(ruleset_state):
+        value = getattr(ruleset_state, f.name)
+        if f.name not in skip and isinstance(value, np.ndarray):
+            h.update(f.name.encode())
+            h.update(str(value.shape).encode())
+            h.update(np.ascontiguousarray(value).tobytes())
+    return h.digest()
+
+
+def _run_batch(ruleset, setup, rng: np.random.Generator, size: int, max_rounds: int,
+               crn: bool = False, tracer: Tracer | None = None) -> Outcome:
     batch = Batch(rng, size, crn=crn, tracer=tracer)
     if tracer is not None:
         tracer.locate(batch.ids)
     state = ruleset.init(setup, batch)
     results: list[tuple[np.ndarray, Outcome]] = []
     done = np.zeros(size, dtype=bool)
+    watch = max_rounds > STALL_ROUNDS
+    last_print, unchanged, stalled_at = None, 0, None
     for rnd in range(1, max_rounds + 1):
         if batch.size == 0:
             break
+        if watch and rnd % STALL_EVERY == 1 and rnd > 1:
+            now = _fingerprint(state)
+            unchanged = unchanged + STALL_EVERY if now == last_print else 0
+            last_print = now
+            if unchanged >= STALL_ROUNDS:
+                stalled_at = rnd - 1
+                break
         batch.round = rnd
         ruleset.step(setup, state, batch)
         newly = ruleset.is_over(setup, state) & ~done
@@ -96,9 +171,19 @@ def run_chunk(ruleset, setup, rng: np.random.Generator, size: int, max_rounds: i
         out = ruleset.outcome(setup, state)
         out.winner = np.full(batch.size, UNFINISHED, dtype=out.winner.dtype)
         if tracer is not None and tracer.pos is not None:
-            tracer.line(f"The fight is still going after {max_rounds} rounds: counted as unfinished.")
+            tracer.line(stall_message(1, stalled_at) if stalled_at else
+                        f"The fight is still going after {max_rounds} rounds: counted as unfinished.")
         results.append((batch.ids.copy(), out))
-    return _assemble(results, size)
+    out = _assemble(results, size)
+    out.stalled = int(live.sum()) if stalled_at else 0
+    return out
+
+
+def stall_message(count: int, at_round: int | None = None) -> str:
+    when = f" after {at_round} rounds" if at_round else ""
+    return (f"{count} skirmish{'es' if count != 1 else ''} stopped{when}: nothing had changed for "
+            f"{STALL_ROUNDS} rounds (nobody could hurt anybody), so {'they count' if count != 1 else 'it counts'} "
+            "as unfinished instead of playing on to max_rounds.")
 
 
 def _take_outcome(ruleset, setup, state, rows) -> Outcome:

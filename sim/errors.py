@@ -20,7 +20,7 @@ class ScenarioError(Exception):
         if self.path:
             where.append(f"field '{self.path}'")
         prefix = ", ".join(where)
-        return f"{prefix}: {self.message}" if prefix else self.message
+        return _printable(f"{prefix}: {self.message}" if prefix else self.message)
 
     def located(self, file: str | None = None) -> "ScenarioError":
         """Attach the file name once the loader knows it (validators work on plain data)."""
@@ -28,6 +28,12 @@ class ScenarioError(Exception):
             self.file = file
             self.args = (self._render(),)
         return self
+
+
+def _printable(text: str) -> str:
+    # Field names come from the user's file; a key holding a newline or a control byte must
+    # not break the one-paragraph message, so such characters are shown escaped.
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
 
 
 def closest(name: str, allowed) -> str:

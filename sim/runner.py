@@ -85,7 +85,7 @@ def provenance(scen: Scenario, seed: int, n: int, max_rounds: int) -> dict:
 
 def run(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
         max_rounds: int | None = None, overrides: dict | None = None, crn: bool = False,
-        first_chunk: int = 0, progress=None) -> RunResult:
+        first_chunk: int = 0, progress=None, backend: str = "loky", scheduler: str | None = None) -> RunResult:
     """Play a scenario `n` times and return the outcome tables.
 
     `scenario` is a path, a parsed dict or a Scenario. `n`, `seed` and `max_rounds`
@@ -93,6 +93,8 @@ def run(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
     which lets adaptive runs add chunks that are independent of the earlier ones.
     `progress`, if given, is called with the number of skirmishes in each finished chunk
     (see sim.progress.progress_bar); the API is silent without it.
+    `backend` ("loky" or "dask") and `scheduler` ("tcp://HOST:PORT") choose where chunks
+    are played (sim/backends.py); the result does not depend on it.
     """
     scen = scenario if isinstance(scenario, Scenario) else load_scenario(scenario, overrides)
     if isinstance(scenario, Scenario) and overrides:
@@ -103,7 +105,11 @@ def run(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
     data_json = json.dumps(scen.data, default=str)
     sizes = chunk_sizes(n)
     tasks = [(data_json, scen.source, first_chunk + i, size, seed, max_rounds, crn) for i, size in enumerate(sizes)]
-    if jobs == 1 or len(tasks) == 1:
+    if backend != "loky" or scheduler:
+        from sim.backends import play_in_memory
+        finished = play_in_memory(tasks, jobs, backend, scheduler, progress)
+        progress = None  # told chunk by chunk as they finished
+    elif jobs == 1 or len(tasks) == 1:
         finished = (play_chunk(*t) for t in tasks)
     else:
         from joblib import Parallel, delayed
@@ -150,6 +156,9 @@ def build_result(scen: Scenario, outcomes: list[Outcome], seed: int, max_rounds:
             cols[key] = flat
     combatants = pd.DataFrame(cols)
     meta = provenance(scen, seed, n, max_rounds)
+    stalled = sum(getattr(o, "stalled", 0) for o in outcomes)  # see engine.STALL_ROUNDS
+    if stalled:
+        meta["stalled_skirmishes"] = int(stalled)
     skirmishes.attrs["provenance"] = meta
     combatants.attrs["provenance"] = meta
     return RunResult(scen, skirmishes, combatants, meta)

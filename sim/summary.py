@@ -79,7 +79,7 @@ def _pct(x: float) -> str:
 
 
 def summary_text(result) -> str:
-    s = summarize(result)
+    s = result.summary()  # RunResult or a chunked run's aggregate (sim/rundir.py)
     lines = [f"{s['scenario']}  ({s['ruleset']}, {s['skirmishes']:,} skirmishes, seed {s['seed']})", ""]
     lines.append("Who wins (95% confidence interval)")
     for side, v in s["sides"].items():
@@ -98,6 +98,9 @@ def summary_text(result) -> str:
         lines.append(f"  {c['name']:<{width}}{c['side']:<12}{c['attacks']:>8.2f}{c['hits']:>7.2f}{hr:>7}"
                      f"{c['damage_dealt']:>8.2f}{c['damage_taken']:>8.2f}"
                      f"{100 * c['fallen_rate']:>9.1f}{100 * c['fled_rate']:>7.1f}")
+    if s["provenance"].get("stalled_skirmishes"):
+        from sim.engine import stall_message
+        lines += ["", "Note: " + stall_message(s["provenance"]["stalled_skirmishes"])]
     lines += ["", "attacks, hits and damage are means per skirmish; damage counts what was rolled, "
                   "not capped at what the target had left; fallen = unconscious or dead at the end.",
               f"scenario hash {s['provenance']['scenario_hash']}, package {s['provenance']['package_version']}"]

@@ -8,7 +8,9 @@ A ruleset is a module-level object with:
   - `init(setup, batch) -> state`: a `BatchState` for `batch.size` skirmishes;
   - `step(setup, state, batch)`: play one round in place;
   - `is_over(setup, state) -> bool[n]`;
-  - `outcome(setup, state) -> Outcome` for the rows it is given.
+  - `outcome(setup, state) -> Outcome` for the rows it is given;
+  - optionally `row_bytes(setup) -> int`, the peak memory of one skirmish's round, so
+    the engine plays huge scenarios in slices of bounded memory.
 Rulesets never import the CLI or the report code.
 """
 from __future__ import annotations
@@ -35,6 +37,8 @@ class BatchState:
     indexed (e.g. the round counter shared by all rows).
     """
     per_batch: tuple[str, ...] = ("round",)
+    # Optional `counters`: array fields that change every round even when nothing happens
+    # (default: attacks, rounds). The engine's stall check ignores them (sim/engine.py).
 
     def take(self, keep: np.ndarray) -> None:
         for f in fields(self):

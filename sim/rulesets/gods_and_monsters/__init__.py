@@ -22,6 +22,7 @@ class GodsAndMonsters:
     step = staticmethod(engine.step)
     is_over = staticmethod(engine.is_over)
     outcome = staticmethod(engine.outcome)
+    row_bytes = staticmethod(engine.row_bytes)
 
     @staticmethod
     def check(scenario) -> None:

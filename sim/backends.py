@@ -1,0 +1,161 @@
+"""Where chunks are played: in this process, on local loky workers, or on a dask cluster.
+
+Every backend plays the same tasks (chunk index, size, seed), so a result never
+depends on the backend: chunk i always draws from `SeedSequence(seed, spawn_key=(i,))`.
+Results come back as each chunk finishes (not in order), so a caller can save or fold
+them in at once and memory stays bounded by the chunks in flight.
+"""
+from __future__ import annotations
+
+import tempfile
+import traceback
+from contextlib import contextmanager
+from typing import Callable, Iterable, Iterator
+
+from sim.errors import ScenarioError
+
+BACKENDS = ("loky", "dask")
+
+# How long to wait for a remote scheduler before saying it cannot be reached.
+CONNECT_TIMEOUT_S = 10
+
+
+class ChunkCrash(Exception):
+    """A chunk raised inside a worker; carries what is needed to reproduce it.
+
+    Plain string/int arguments so it pickles back from any worker.
+    """
+
+    def __init__(self, chunk: int, seed: int, size: int, error: str, detail: str = ""):
+        super().__init__(chunk, seed, size, error, detail)
+        self.chunk, self.seed, self.size, self.error, self.detail = chunk, seed, size, error, detail
+
+    def __str__(self) -> str:
+        return f"chunk {self.chunk} (seed {self.seed}, {self.size} skirmishes) failed: {self.error}"
+
+
+class RunFailed(Exception):
+    """A run stopped by a crash, not by bad input: the CLI prints it and exits 1."""
+
+
+def guarded(fn: Callable, chunk: int, seed: int, size: int, *args):
+    """Call `fn(chunk, seed, size, *args)` and tag any failure with the chunk it happened in.
+
+    Returns (chunk, result) so results arriving out of order can be put back in place.
+    """
+    try:
+        return chunk, fn(chunk, seed, size, *args)
+    except Exception as e:  # noqa: BLE001 - re-raised with the chunk attached
+        raise ChunkCrash(chunk, seed, size, f"{type(e).__name__}: {e}",
+                         "".join(traceback.format_exception(e))) from None
+
+
+def check_backend(backend: str, scheduler: str | None) -> str:
+    if scheduler:
+        backend = "dask"
+    if backend not in BACKENDS:
+        raise ScenarioError(f"unknown backend '{backend}'; use one of {', '.join(BACKENDS)}.")
+    if backend == "dask":
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise ScenarioError("the dask backend needs dask.distributed: pip install 'skirmish-sim[cluster]' "
+                                "(or pip install dask distributed).") from None
+    if scheduler and not (scheduler.startswith(("tcp://", "tls://", "inproc://", "ucx://", "ws://", "wss://"))
+                          and len(scheduler.split("://", 1)[1]) > 0):
+        raise ScenarioError(f"--scheduler '{scheduler}' is not a scheduler address; write it like "
+                            "tcp://HOST:PORT (as printed by `dask scheduler`).")
+    return backend
+
+
+@contextmanager
+def dask_client(scheduler: str | None, jobs: int, scratch: str | None = None):
+    """A dask.distributed Client: on the scheduler given, else on a new local cluster.
+
+    The local cluster listens on loopback only, has no dashboard, and keeps its spill
+    space in `scratch` (a temporary folder when not given).
+    """
+    from distributed import Client, LocalCluster
+    if scheduler:
+        try:
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
+        except (OSError, TimeoutError) as e:
+            raise ScenarioError(f"cannot reach the dask scheduler at {scheduler} ({type(e).__name__}: {e}). "
+                                "Check the address and that `dask scheduler` is running there.") from None
+        with client:
+            yield client
+        return
+    import dask
+    with tempfile.TemporaryDirectory(prefix="skirmish-dask-", dir=scratch) as tmp, \
+            dask.config.set({"temporary-directory": tmp}):  # else lock files land in the system temp
+        with LocalCluster(n_workers=jobs, threads_per_worker=1, processes=jobs > 1, protocol="tcp",
+                          host="127.0.0.1", scheduler_port=0, dashboard_address=None,
+                          local_directory=tmp) as cluster, Client(cluster) as client:
+            yield client
+
+
+def play_all(fn: Callable, tasks: Iterable[tuple], jobs: int = 1, backend: str = "loky",
+             scheduler: str | None = None, scratch: str | None = None) -> Iterator[tuple[int, object]]:
+    """Yield (chunk, fn(*task)) as chunks finish; each task is (chunk, seed, size, *args).
+
+    A chunk that raises surfaces as ChunkCrash; a worker that dies as RunFailed naming
+    the chunks that were still unfinished.
+    """
+    backend = check_backend(backend, scheduler)
+    tasks = list(tasks)
+    if not tasks:
+        return
+    if backend == "loky" and (jobs == 1 or len(tasks) == 1):
+        for t in tasks:
+            yield guarded(fn, *t)
+        return
+    from joblib import Parallel, delayed, parallel_config
+    finished: set[int] = set()
+    try:
+        if backend == "loky":
+            gen = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")(
+                delayed(guarded)(fn, *t) for t in tasks)
+            for chunk, result in gen:
+                finished.add(chunk)
+                yield chunk, result
+        else:
+            with dask_client(scheduler, jobs, scratch):
+                with parallel_config(backend="dask"):
+                    gen = Parallel(n_jobs=-1, return_as="generator_unordered", pre_dispatch="2*n_jobs")(
+                        delayed(guarded)(fn, *t) for t in tasks)
+                    for chunk, result in gen:
+                        finished.add(chunk)
+                        yield chunk, result
+    except (ChunkCrash, ScenarioError, KeyboardInterrupt, GeneratorExit):
+        raise
+    except Exception as e:  # a worker process died (loky TerminatedWorkerError, dask KilledWorker, ...)
+        unfinished = [t for t in tasks if t[0] not in finished]
+        raise WorkerDied(unfinished, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from None
+
+
+class WorkerDied(RunFailed):
+    def __init__(self, unfinished: list[tuple], error: str):
+        super().__init__(error)
+        self.unfinished = [(t[0], t[1], t[2]) for t in unfinished]  # (chunk, seed, size)
+        self.error = error
+
+
+def _play_chunk_task(chunk: int, seed: int, size: int, data_json: str, source: str, max_rounds: int, crn: bool):
+    from sim.runner import play_chunk
+    return play_chunk(data_json, source, chunk, size, seed, max_rounds, crn)
+
+
+def play_in_memory(tasks: list[tuple], jobs: int, backend: str, scheduler: str | None, progress=None) -> list:
+    """Outcomes of `runner.play_chunk` argument tuples, in task order, on any backend.
+
+    `progress(size)` is called as each chunk finishes, in whatever order they do.
+    """
+    order = [t[2] for t in tasks]
+    got = {}
+    for chunk, outcome in play_all(_play_chunk_task, [(chunk, seed, size, data_json, source, max_rounds, crn)
+                                                      for data_json, source, chunk, size, seed, max_rounds, crn
+                                                      in tasks], jobs, backend, scheduler):
+        got[chunk] = outcome
+        if progress is not None:
+            progress(len(outcome.winner))
+    return [got[c] for c in order]

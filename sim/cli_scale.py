@@ -1,0 +1,51 @@
+"""The `run` command's options for long runs: --summary-only, --run-dir, --resume.
+
+Kept apart from sim/cli.py so the command stays a thin wrapper. A crash is not bad
+input: it exits 1 with one paragraph saying how to reproduce it; Ctrl-C exits 130 and
+says how to finish the run.
+"""
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from sim.backends import ChunkCrash, RunFailed
+
+EXIT_CRASH = 1
+EXIT_INTERRUPTED = 130
+
+
+@contextmanager
+def crash_guard(resume_hint: str | None = None):
+    try:
+        yield
+    except (RunFailed, ChunkCrash) as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(EXIT_CRASH)
+    except KeyboardInterrupt:
+        click.echo("interrupted." + (f" Finished chunks are saved; finish the run with: {resume_hint}"
+                                     if resume_hint else ""), err=True)
+        sys.exit(EXIT_INTERRUPTED)
+
+
+def run_chunked_cli(path: Path, n_files: int, n, seed, jobs, max_rounds, overrides, backend, scheduler,
+                    summary_only, run_dir, resume, out, progress=None):
+    from sim.rundir import resume_command, run_chunked
+    from sim.scenario import load_scenario
+    run_dir = Path(run_dir) / path.stem if run_dir and n_files > 1 else run_dir
+    target = (Path(out) / path.stem if n_files > 1 else Path(out)) if out else None
+    hint = None
+    if run_dir:
+        scen = load_scenario(path, overrides)
+        hint = resume_command(scen, int(scen.run["seed"] if seed is None else seed),
+                              int(scen.run["skirmishes"] if n is None else n),
+                              int(scen.run["max_rounds"] if max_rounds is None else max_rounds),
+                              overrides, run_dir, summary_only)
+    with crash_guard(hint):
+        result = run_chunked(path, n=n, seed=seed, jobs=jobs, max_rounds=max_rounds, overrides=overrides,
+                             run_dir=run_dir, resume=resume, summary_only=summary_only, backend=backend,
+                             scheduler=scheduler, out=target, progress=progress)
+    return result

@@ -1,0 +1,361 @@
+"""Long runs: a run folder of finished chunks, `--resume`, summary-only mode, streamed tables.
+
+A run folder holds `manifest.json` (what is being run: scenario hash, seed, count,
+chunk size...) and one set of files per finished chunk under `chunks/`. Every file is
+written atomically and a chunk's aggregate (`chunk-NNNNNN.agg.npz`) is written last,
+so its presence is what marks the chunk finished. After an interruption, `--resume`
+plays only the chunks without one; since chunk i always draws from the same stream
+and aggregates merge exactly, the result is identical to an uninterrupted run.
+
+Full outcome tables are never built in memory here: each chunk's tables go to their
+own Parquet files, and `--out` streams them, chunk by chunk, into one file per table
+with a pyarrow ParquetWriter.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+import numpy as np
+import pandas as pd
+
+import sim
+from sim.aggregate import Aggregate, aggregate_outcome, summarize_aggregate
+from sim.backends import ChunkCrash, RunFailed, WorkerDied, play_all
+from sim.errors import ScenarioError
+from sim.io import atomic_write_bytes, atomic_write_frame, atomic_write_text
+from sim import runner
+from sim.scenario import Scenario, load_scenario
+
+FORMAT = 1
+MANIFEST = "manifest.json"
+SUMMARY = "summary.json"
+TABLES = ("skirmishes", "combatants")
+# Settings that must match for `--resume` to continue a run folder.
+MATCH_KEYS = ("format", "scenario_hash", "seed", "skirmishes", "chunk_size", "max_rounds", "crn", "mode")
+
+
+def play_task(chunk: int, seed: int, size: int, data_json: str, source: str, max_rounds: int,
+              crn: bool, summary_only: bool, n_sides: int):
+    """One chunk in a worker: its Outcome, or only its Aggregate in summary mode (small to send back)."""
+    out = runner.play_chunk(data_json, source, chunk, size, seed, max_rounds, crn)
+    return aggregate_outcome(out, n_sides) if summary_only else out
+
+
+class RunFolder:
+    """The files of one run: manifest, finished chunks, final summary."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.chunks = self.path / "chunks"
+
+    def chunk_file(self, chunk: int, kind: str) -> Path:
+        return self.chunks / f"chunk-{chunk:06d}.{kind}"
+
+    def read_manifest(self) -> dict | None:
+        p = self.path / MANIFEST
+        if not p.exists():
+            return None
+        try:
+            return json.loads(p.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            raise ScenarioError("is damaged (not JSON); this run folder cannot be resumed, pick a new --run-dir.",
+                                file=str(p)) from None
+
+    def prepare(self, manifest: dict, resume: bool) -> set[int]:
+        """Start a new run folder or check an old one against `manifest`; the finished chunks."""
+        old = self.read_manifest()
+        if self.path.exists() and not self.path.is_dir():
+            raise ScenarioError("is a file; --run-dir needs a folder.", file=str(self.path))
+        if old is None:
+            if self.path.exists() and any(self.path.iterdir()):
+                raise ScenarioError("is not empty and holds no run (no manifest.json); pick an empty or new "
+                                    "folder for --run-dir.", file=str(self.path))
+            self.chunks.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(self.path / MANIFEST, json.dumps(manifest, indent=2, default=str))
+            return set()
+        if not resume:
+            raise ScenarioError("already holds a run; add --resume to finish it (finished chunks are kept), "
+                                "or pick a new --run-dir.", file=str(self.path))
+        for key in MATCH_KEYS:
+            if old.get(key) != manifest.get(key):
+                raise ScenarioError(f"holds a run with {key} {old.get(key)!r}, but this run has "
+                                    f"{manifest.get(key)!r}; resume with the same scenario and settings, "
+                                    "or pick a new --run-dir.", file=str(self.path))
+        self.chunks.mkdir(parents=True, exist_ok=True)
+        for stale in self.chunks.glob(".*.part"):  # left by a process killed mid-write
+            stale.unlink(missing_ok=True)
+        return self.finished()
+
+    def finished(self) -> set[int]:
+        return {int(p.name.split(".")[0].split("-")[1]) for p in self.chunks.glob("chunk-*.agg.npz")}
+
+    def save_chunk(self, chunk: int, agg: Aggregate, frames: dict | None, meta: dict) -> None:
+        for kind, frame in (frames or {}).items():
+            atomic_write_frame(self.chunk_file(chunk, f"{kind}.parquet"), frame, "parquet", meta)
+        atomic_write_bytes(self.chunk_file(chunk, "agg.npz"), agg.to_bytes())  # last: marks it finished
+
+    def load_agg(self, chunk: int) -> Aggregate:
+        return Aggregate.from_bytes(self.chunk_file(chunk, "agg.npz").read_bytes())
+
+    def frames(self, kind: str, chunks: int) -> Iterator[pd.DataFrame]:
+        for i in range(chunks):
+            p = self.chunk_file(i, f"{kind}.parquet")
+            if not p.exists():
+                raise ScenarioError(f"misses {p.name}; the run kept no tables (summary-only) or is unfinished "
+                                    "(finish it with --resume).", file=str(self.path))
+            yield pd.read_parquet(p)
+
+
+@dataclass
+class ChunkedResult:
+    """A run played chunk by chunk: its aggregate always, its tables in the run folder if kept."""
+    scenario: Scenario
+    aggregate: Aggregate
+    meta: dict = field(default_factory=dict)
+    folder: RunFolder | None = None
+    summary_only: bool = False
+    written: list = field(default_factory=list)  # files streamed by `out=`
+
+    @property
+    def chunks(self) -> int:
+        return len(runner.chunk_sizes(self.meta["skirmishes"]))
+
+    def summary(self) -> dict:
+        return summarize_aggregate(self.aggregate, self.scenario, self.meta)
+
+    def summary_text(self) -> str:
+        from sim.summary import summary_text
+        return summary_text(self)
+
+    def iter_tables(self, kind: str) -> Iterator[pd.DataFrame]:
+        """One table ('skirmishes' or 'combatants'), chunk by chunk, in skirmish order."""
+        if self.summary_only or self.folder is None:
+            raise ScenarioError("a summary-only run keeps no outcome tables; run without --summary-only "
+                                "and with --run-dir to keep them.")
+        return self.folder.frames(kind, self.chunks)
+
+    @property
+    def skirmishes(self) -> pd.DataFrame:
+        """The whole table in memory (for runs that fit; large runs use iter_tables or write)."""
+        return pd.concat(list(self.iter_tables("skirmishes")), ignore_index=True)
+
+    @property
+    def combatants(self) -> pd.DataFrame:
+        return pd.concat(list(self.iter_tables("combatants")), ignore_index=True)
+
+    def write(self, out) -> list[Path]:
+        """Stream both tables to `X.parquet` (or `X.csv`) one chunk at a time."""
+        return stream_tables(self, out)
+
+
+def stream_tables(result: ChunkedResult, out) -> list[Path]:
+    out = Path(out)
+    fmt = "csv" if out.suffix.lower() == ".csv" else "parquet"
+    stem = out.with_suffix("") if out.suffix.lower() in (".csv", ".parquet") else out
+    paths = []
+    for kind in TABLES:
+        target = stem.parent / f"{stem.name}.{kind}.{fmt}"
+        _stream_one(result.iter_tables(kind), target, fmt, result.meta)
+        paths.append(target)
+    if fmt == "csv":
+        paths.append(atomic_write_text(stem.parent / f"{stem.name}.meta.json",
+                                       json.dumps(result.meta, indent=2, default=str)))
+    return paths
+
+
+def _stream_one(frames: Iterator[pd.DataFrame], target: Path, fmt: str, meta: dict) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    os.close(fd)
+    writer = None
+    try:
+        for i, frame in enumerate(frames):
+            if fmt == "csv":
+                frame.to_csv(tmp, mode="w" if i == 0 else "a", header=i == 0, index=False)
+                continue
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            if writer is None:
+                md = dict(table.schema.metadata or {})
+                md[b"skirmish_sim"] = json.dumps(meta, default=str).encode()
+                schema = table.schema.with_metadata(md)
+                writer = pq.ParquetWriter(tmp, schema)
+            writer.write_table(table.replace_schema_metadata(schema.metadata))
+        if writer is not None:
+            writer.close()
+            writer = None
+        os.replace(tmp, target)
+    except BaseException:
+        if writer is not None:
+            writer.close()
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _command(words: list) -> str:
+    return " ".join(shlex.quote(str(w)) for w in words)
+
+
+def _set_args(overrides: dict | None) -> list:
+    out = []
+    for k, v in (overrides or {}).items():
+        out += ["--set", f"{k}={v}"]
+    return out
+
+
+def _chunk_repro(scen: Scenario, chunk: int, seed: int, n: int, max_rounds: int, overrides) -> tuple[str, str]:
+    """('chunk i (skirmishes a..b, seed s, ...)', the trace command that replays it)."""
+    first = chunk * runner.CHUNK_SIZE
+    size = runner.chunk_sizes(n)[chunk]
+    trace = _command(["skirmish", "trace", scen.source, "--seed", seed, "-n", n, "--skirmish", first,
+                      "--max-rounds", max_rounds, *_set_args(overrides)])
+    return (f"chunk {chunk} (skirmishes {first}..{first + size - 1}, seed {seed}, random stream "
+            f"SeedSequence({seed}, spawn_key=({chunk},)))", trace)
+
+
+def crash_message(scen: Scenario, chunk: int, seed: int, n: int, max_rounds: int, overrides, run_dir,
+                  error: str, resume_cmd: str | None) -> str:
+    where, trace = _chunk_repro(scen, chunk, seed, n, max_rounds, overrides)
+    msg = (f"{where} crashed in a worker: {error}. "
+           f"Reproduce it (the trace replays that chunk's random stream) with: {trace}")
+    return msg + (f". Finished chunks are kept in {run_dir}; once fixed, finish the run with: {resume_cmd}"
+                  if resume_cmd else "")
+
+
+def worker_died_message(scen: Scenario, unfinished: list, seed: int, n: int, max_rounds: int, overrides,
+                        run_dir, error: str, resume_cmd: str | None) -> str:
+    # Which chunk a dead process was playing is not reported back, but chunks are handed
+    # out in order, so it is among the first unfinished ones.
+    parts = [f"a worker process died ({error}); it was playing one of the first unfinished chunks:"]
+    for chunk, _seed, _size in unfinished[:4]:
+        where, trace = _chunk_repro(scen, chunk, seed, n, max_rounds, overrides)
+        parts.append(f"{where}, replay with: {trace};")
+    if len(unfinished) > 4:
+        parts.append(f"{len(unfinished) - 4} more chunks were not finished.")
+    if resume_cmd:
+        parts.append(f"Finished chunks are kept in {run_dir}; finish the run with: {resume_cmd}")
+    return " ".join(parts)
+
+
+def resume_command(scen: Scenario, seed: int, n: int, max_rounds: int, overrides, run_dir,
+                   summary_only: bool) -> str:
+    return _command(["skirmish", "run", scen.source, "--seed", seed, "-n", n, "--max-rounds", max_rounds,
+                     *_set_args(overrides), *(["--summary-only"] if summary_only else []),
+                     "--run-dir", run_dir, "--resume"])
+
+
+def run_chunked(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
+                max_rounds: int | None = None, overrides: dict | None = None, crn: bool = False, *,
+                run_dir=None, resume: bool = False, summary_only: bool = False, backend: str = "loky",
+                scheduler: str | None = None, out=None, scratch=None,
+                progress: Callable[[int], None] | None = None, _temporary: bool = False) -> ChunkedResult:
+    """Play a scenario chunk by chunk in bounded memory; see `run_to_folder` and `run_summary`.
+
+    `progress`, as for `sim.run`, is called with the number of skirmishes of each finished
+    chunk (at the start, once with those a resumed run already has)."""
+    scen = scenario if isinstance(scenario, Scenario) else load_scenario(scenario, overrides)
+    if isinstance(scenario, Scenario) and overrides:
+        scen = load_scenario(scen.data, overrides)
+    n = int(scen.run["skirmishes"] if n is None else n)
+    seed = int(scen.run["seed"] if seed is None else seed)
+    max_rounds = int(scen.run["max_rounds"] if max_rounds is None else max_rounds)
+    if resume and run_dir is None:
+        raise ScenarioError("--resume needs --run-dir, the folder of the run to finish.")
+    if run_dir is None and not summary_only:
+        if out is None:
+            raise ScenarioError("a run that keeps its outcome tables chunk by chunk needs a run folder "
+                                "(--run-dir) or --out; add --summary-only to keep only the summary.")
+        # Tables for --out only: chunks go to a hidden folder beside the output, are streamed
+        # into it, and the folder goes away (nothing to resume, so no resume hint either).
+        parent = Path(out).parent
+        parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=".skirmish-chunks-", dir=parent) as tmp:
+            result = run_chunked(scenario, n, seed, jobs, max_rounds, overrides, crn, run_dir=tmp, backend=backend,
+                                 scheduler=scheduler, out=out, scratch=scratch, progress=progress,
+                                 _temporary=True)
+        result.folder = None
+        return result
+    if summary_only and out is not None:
+        raise ScenarioError("--summary-only keeps no outcome tables, so there is nothing for --out to write; "
+                            "drop one of the two (the summary prints, or use --json).")
+    sizes = runner.chunk_sizes(n)
+    n_sides = len(scen.side_names)
+    meta = runner.provenance(scen, seed, n, max_rounds)
+    folder = RunFolder(run_dir) if run_dir is not None else None
+    done: set[int] = set()
+    if folder is not None:
+        manifest = {"format": FORMAT, "scenario_hash": scen.hash, "seed": seed, "skirmishes": n,
+                    "chunk_size": runner.CHUNK_SIZE, "chunks": len(sizes), "max_rounds": max_rounds,
+                    "crn": bool(crn), "mode": "summary" if summary_only else "full",
+                    "scenario": scen.name, "scenario_file": scen.source, "overrides": overrides or {},
+                    "package_version": sim.__version__, "scenario_data": scen.data}
+        done = folder.prepare(manifest, resume) & set(range(len(sizes)))
+    agg = Aggregate.empty(n_sides, len(scen.combatants))
+    for i in sorted(done):
+        agg.merge(folder.load_agg(i))
+    if progress is not None and done:
+        progress(agg.n)
+    data_json = json.dumps(scen.data, default=str)
+    tasks = [(i, seed, size, data_json, scen.source, max_rounds, crn, summary_only, n_sides)
+             for i, size in enumerate(sizes) if i not in done]
+    resume_cmd = (resume_command(scen, seed, n, max_rounds, overrides, run_dir, summary_only)
+                  if run_dir is not None and not _temporary else None)
+    try:
+        for chunk, res in play_all(play_task, tasks, jobs, backend, scheduler, scratch):
+            if summary_only:
+                part, frames = res, None
+            else:
+                part = aggregate_outcome(res, n_sides)
+                r = runner.build_result(scen, [res], seed, max_rounds, first_skirmish=chunk * runner.CHUNK_SIZE)
+                frames = {"skirmishes": r.skirmishes, "combatants": r.combatants}
+            if folder is not None:
+                folder.save_chunk(chunk, part, frames, meta)
+            agg.merge(part)
+            done.add(chunk)
+            if progress is not None:
+                progress(part.n)
+    except ChunkCrash as e:
+        raise RunFailed(crash_message(scen, e.chunk, seed, n, max_rounds, overrides, run_dir, e.error,
+                                      resume_cmd)) from e
+    except WorkerDied as e:
+        raise RunFailed(worker_died_message(scen, e.unfinished, seed, n, max_rounds, overrides, run_dir,
+                                            e.error, resume_cmd)) from None
+    if agg.stalled:
+        meta = {**meta, "stalled_skirmishes": int(agg.stalled)}
+    result = ChunkedResult(scen, agg, meta, folder, summary_only)
+    if folder is not None:
+        atomic_write_text(folder.path / SUMMARY, json.dumps(result.summary(), indent=2, default=str))
+    if out is not None:
+        result.written = result.write(out)
+    return result
+
+
+def run_to_folder(scenario, run_dir, n: int | None = None, seed: int | None = None, jobs: int = 1,
+                  max_rounds: int | None = None, overrides: dict | None = None, crn: bool = False, *,
+                  resume: bool = False, summary_only: bool = False, backend: str = "loky",
+                  scheduler: str | None = None, out=None, scratch=None, progress=None) -> ChunkedResult:
+    """Play a scenario into the run folder `run_dir`, saving every chunk as it finishes.
+
+    With `resume=True` an interrupted run in `run_dir` is finished without replaying its
+    finished chunks; the result equals that of an uninterrupted run. The outcome tables
+    stay on disk (`result.iter_tables(...)`, `result.write(out)`) unless loaded on purpose.
+    """
+    return run_chunked(scenario, n, seed, jobs, max_rounds, overrides, crn, run_dir=run_dir, resume=resume,
+                       summary_only=summary_only, backend=backend, scheduler=scheduler, out=out,
+                       scratch=scratch, progress=progress)
+
+
+def run_summary(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
+                max_rounds: int | None = None, overrides: dict | None = None, crn: bool = False, *,
+                backend: str = "loky", scheduler: str | None = None, scratch=None,
+                progress=None) -> ChunkedResult:
+    """Play a scenario in constant memory and keep only its summary (counts, sums, histograms)."""
+    return run_chunked(scenario, n, seed, jobs, max_rounds, overrides, crn, summary_only=True,
+                       backend=backend, scheduler=scheduler, scratch=scratch, progress=progress)

@@ -1,0 +1,278 @@
+"""Malformed scenarios get a clear error (exit 2), never a traceback or a half-written file.
+
+Property-based: hypothesis mutates the shipped scenarios (wrong types, missing and
+unknown fields, absurd numbers, huge counts, broken dice, broken YAML, non-UTF-8
+bytes) and checks the loader and the CLI on each.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+import sim  # noqa: E402
+from sim.cli import main  # noqa: E402
+from sim.errors import ScenarioError  # noqa: E402
+from sim.scenario import load_scenario  # noqa: E402
+
+# Every shipped scenario, so each ruleset's fields get broken; the Yeti first (used below).
+BASES = [yaml.safe_load(p.read_text()) for p in
+         sorted(Path("scenarios").rglob("*.yaml"), key=lambda p: (p.name != "yeti.yaml", str(p)))]
+
+dice_like = st.one_of(
+    st.from_regex(r"\A[0-9]{0,4}[dD][0-9]{0,5}([+-][0-9]{0,6})?\Z", fullmatch=True),
+    st.sampled_from(["d0", "0d6", "d", "2d", "d6+", "1e9d6", "d-6", "  ", "", "d6d6", "d99999999999999999999",
+                     "101d6", "d1001", "2d6+99999999999999999999", "-d6", "d6*2", "½d6"]),
+)
+absurd_numbers = st.one_of(
+    st.integers(min_value=-2**70, max_value=2**70),
+    st.sampled_from([0, -1, 10**6, 10**9, 10**12, 2**31, 2**63, -2**63, 10**100]),
+    st.floats(allow_nan=True, allow_infinity=True),
+)
+junk = st.recursive(
+    st.one_of(st.none(), st.booleans(), absurd_numbers, st.text(max_size=12), dice_like),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.text(max_size=6), inner, max_size=3)),
+    max_leaves=6,
+)
+
+
+def _paths(node, prefix=()):
+    """Every (container, key) in a parsed scenario, to pick one to break."""
+    out = []
+    if isinstance(node, dict):
+        for k, v in node.items():
+            out.append(prefix + (k,))
+            out += _paths(v, prefix + (k,))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            out.append(prefix + (i,))
+            out += _paths(v, prefix + (i,))
+    return out
+
+
+def _get(node, path):
+    for k in path:
+        node = node[k]
+    return node
+
+
+@st.composite
+def broken_scenarios(draw):
+    data = copy.deepcopy(draw(st.sampled_from(BASES)))
+    for _ in range(draw(st.integers(1, 3))):
+        paths = _paths(data)
+        path = draw(st.sampled_from(paths))
+        parent, key = _get(data, path[:-1]), path[-1]
+        how = draw(st.sampled_from(["replace", "delete", "unknown", "dice", "number", "count"]))
+        if how == "replace":
+            parent[key] = draw(junk)
+        elif how == "delete":
+            del parent[key]
+        elif how == "unknown" and isinstance(parent, dict):
+            parent[draw(st.text(min_size=1, max_size=10))] = draw(junk)
+        elif how == "dice":
+            parent[key] = draw(dice_like)
+        elif how == "number":
+            parent[key] = draw(absurd_numbers)
+        elif how == "count" and isinstance(parent, dict) and "name" in parent:
+            parent["count"] = draw(st.sampled_from([0, -3, 1001, 10**6, 10**12, 2**70, "many", 2.5, None]))
+    return data
+
+
+def _load_or_error(data):
+    """Either a scenario or a ScenarioError; anything else fails the test."""
+    try:
+        return load_scenario(data)
+    except ScenarioError as e:
+        msg = str(e)
+        assert msg and "\n" not in msg.strip() and "Traceback" not in msg
+        return None
+
+
+# Random examples locally (to keep finding new cases); a fixed sequence in CI (no flaky runs).
+CI = bool(os.environ.get("CI"))
+
+
+@settings(max_examples=300, deadline=None, derandomize=CI, suppress_health_check=[HealthCheck.too_slow])
+@given(broken_scenarios())
+def test_loader_turns_every_malformed_scenario_into_a_scenario_error(data):
+    scen = _load_or_error(data)
+    if scen is not None:
+        # Still valid after the mutation: it must also play.
+        r = sim.run(scen, n=16, seed=0, max_rounds=30)
+        assert len(r.skirmishes) == 16
+
+
+@st.composite
+def broken_files(draw):
+    data = draw(broken_scenarios())
+    text = yaml.safe_dump(data, allow_unicode=True, sort_keys=False).encode("utf-8")
+    how = draw(st.sampled_from(["as is", "truncate", "bytes", "latin1", "tabs"]))
+    if how == "truncate":
+        text = text[: draw(st.integers(0, len(text)))]
+    elif how == "bytes":
+        pos = draw(st.integers(0, len(text)))
+        text = text[:pos] + draw(st.binary(min_size=1, max_size=8)) + text[pos:]
+    elif how == "latin1":
+        text = text.replace(b"Kord\xc3\xa9", b"Kord\xe9") + b"# caf\xe9\n"
+    elif how == "tabs":
+        text = text.replace(b"  ", b"\t", 1)
+    return text
+
+
+@settings(max_examples=120, deadline=None, derandomize=CI, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(broken_files())
+def test_cli_exits_2_with_one_paragraph_and_leaves_no_partial_output(tmp_path, raw):
+    case = Path(tempfile.mkdtemp(dir=tmp_path))
+    f = case / "scenario.yaml"
+    f.write_bytes(raw)
+    out = case / "out"
+    r = CliRunner().invoke(main, ["run", str(f), "-n", "16", "--max-rounds", "30", "--out", str(out / "t.parquet")])
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    assert "Traceback" not in r.output + r.stderr
+    if r.exit_code == 0:
+        assert sorted(p.name for p in out.iterdir()) == ["t.combatants.parquet", "t.skirmishes.parquet"]
+    else:
+        assert r.exit_code == 2
+        assert r.stderr.startswith("error: ") and str(f) in r.stderr
+        assert not out.exists() or not any(out.iterdir())
+
+
+# Absurd but valid: these finish, or stop with a clear message, instead of hanging.
+
+YETI = BASES[0]
+
+
+def _variant(**changes):
+    data = copy.deepcopy(YETI)
+    for fn in changes.values():
+        fn(data)
+    return data
+
+
+def _untouchable(data):
+    for side in data["sides"].values():
+        for c in side["combatants"]:
+            c["defense"] = 40  # 11 + combat + attack - 40 < 1: no d20 roll can hit
+
+
+def test_nobody_can_hurt_anybody_with_max_rounds_of_a_million_stops_with_a_message():
+    from sim import engine
+    r = sim.run(_variant(x=_untouchable), n=300, seed=1, max_rounds=10**6)
+    assert (r.skirmishes["winner"] == "unfinished").all()
+    assert r.meta["stalled_skirmishes"] == 300
+    # Stopped at the first check after STALL_ROUNDS unchanged rounds, far below the million.
+    assert r.skirmishes["rounds"].max() <= engine.STALL_ROUNDS + 2 * engine.STALL_EVERY
+    assert "Note: 300 skirmishes stopped" in r.summary_text()
+    assert "nobody could hurt anybody" in sim.trace(_variant(x=_untouchable), skirmish=5, n=300, seed=1,
+                                                     max_rounds=10**6)
+
+
+def test_a_monster_nobody_can_hit_still_finishes_the_fight():
+    def yeti_untouchable(data):
+        data["sides"]["yeti"]["combatants"][0]["defense"] = 40
+    r = sim.run(_variant(x=yeti_untouchable), n=500, seed=1, max_rounds=10**6)
+    assert (r.skirmishes["winner"] == "yeti").all()
+    assert "stalled_skirmishes" not in r.meta
+    assert r.combatants.loc[r.combatants["combatant"] == "Yeti", "damage_taken"].sum() == 0
+
+
+def test_the_stall_check_never_cuts_a_long_fight_that_is_still_moving(monkeypatch):
+    from sim import engine
+
+    def marathon(data):
+        for side in data["sides"].values():
+            side["policy"] = {"target": "random"}
+            for c in side["combatants"]:
+                c["survival"], c["verve"], c["defense"] = 1500, 0, 12
+                for w in c.get("weapons", []) + c.get("attacks", []):
+                    w["damage"] = "d2"
+    data = _variant(x=marathon)
+    r = sim.run(data, n=20, seed=3, max_rounds=20000)
+    assert r.skirmishes["rounds"].median() > 2 * engine.STALL_ROUNDS  # long fights indeed
+    assert "stalled_skirmishes" not in r.meta
+    monkeypatch.setattr(engine, "STALL_ROUNDS", 10**9)
+    unchecked = sim.run(data, n=20, seed=3, max_rounds=20000)
+    assert r.combatants.equals(unchecked.combatants) and r.skirmishes.equals(unchecked.skirmishes)
+
+
+def test_huge_scenarios_are_played_in_slices_that_trace_replays_exactly(monkeypatch):
+    from sim import engine
+    monkeypatch.setattr(engine, "BATCH_BYTES", 40 * 1700)  # about 40 Yeti skirmishes a slice
+    setup = sim.load_scenario(YETI)
+    assert engine.rows_per_batch(setup.ruleset, setup.ruleset.build(setup), 1000) < 50
+    r = sim.run(YETI, n=700, seed=4)
+    for k in (0, 39, 40, 41, 333, 699):
+        text = sim.trace(YETI, skirmish=k, n=700, seed=4)
+        row = r.skirmishes.iloc[k]
+        assert f"Result after {row['rounds']} rounds" in text
+        for _, c in r.combatants[r.combatants["skirmish"] == k].iterrows():
+            assert f"{c['combatant']}: {c['final_state']}, dealt {c['damage_dealt']}, took {c['damage_taken']}" in text
+
+
+def test_a_thousand_combatants_finish_in_bounded_memory(tmp_path):
+    import subprocess
+    import sys
+    data = copy.deepcopy(YETI)
+    data["sides"]["party"]["combatants"] = [dict(YETI["sides"]["party"]["combatants"][2], name="Warrior",
+                                                 count=500)]
+    data["sides"]["yeti"]["combatants"] = [dict(YETI["sides"]["yeti"]["combatants"][0], count=500)]
+    data["battlefield"] = {"width": 200, "height": 600}
+    f = tmp_path / "horde.yaml"
+    f.write_text(yaml.safe_dump(data))
+    code = ("import resource, json, sim; r = sim.run(%r, n=2, seed=1, max_rounds=40); "
+            "print(json.dumps([len(r.combatants), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss]))" % str(f))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert out.returncode == 0, out.stderr
+    rows, maxrss_kb = json.loads(out.stdout)
+    assert rows == 2 * 1000
+    assert maxrss_kb < 1024 * 1024  # under 1 GB
+
+
+def _horde(per_side: int) -> dict:
+    data = copy.deepcopy(YETI)
+    data["sides"]["party"]["combatants"] = [dict(YETI["sides"]["party"]["combatants"][2], name="Warrior",
+                                                 count=per_side)]
+    data["sides"]["yeti"]["combatants"] = [dict(YETI["sides"]["yeti"]["combatants"][0], count=per_side)]
+    data["battlefield"] = {"width": 100, "height": 300}
+    return data
+
+
+def test_slices_bound_the_memory_of_a_big_battle(monkeypatch):
+    import tracemalloc
+    from sim import engine
+    scen = sim.load_scenario(_horde(50))
+    per_row = scen.ruleset.row_bytes(scen.ruleset.build(scen))
+
+    def peak(n):
+        tracemalloc.start()
+        try:
+            sim.run(scen, n=n, seed=1, max_rounds=20)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    monkeypatch.setattr(engine, "BATCH_BYTES", 6 * per_row)  # slices of 6 skirmishes
+    sliced = peak(24)
+    monkeypatch.setattr(engine, "BATCH_BYTES", 10**12)  # all 24 at once
+    whole = peak(24)
+    assert sliced < whole / 2.5
+    assert sliced < 1.5 * 6 * per_row  # the ruleset's estimate is not below the real cost
+
+
+def test_no_shipped_scenario_is_sliced_so_their_results_are_unchanged():
+    from sim import engine, runner
+    for path in sorted(Path("scenarios").rglob("*.yaml")):
+        scen = sim.load_scenario(path)
+        assert engine.rows_per_batch(scen.ruleset, scen.ruleset.build(scen), runner.CHUNK_SIZE) == runner.CHUNK_SIZE
