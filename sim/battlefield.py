@@ -106,76 +106,123 @@ def direction_to(pos: np.ndarray, target: np.ndarray) -> np.ndarray:
     return np.where(target[..., None] >= 0, np.sign(tpos.astype(np.int32) - pos), 0).astype(np.int8)
 
 
-def _step_cost(diag_used: np.ndarray, metric: str) -> np.ndarray:
-    """(N, 8) cost of each neighbour step given the diagonals the mover already took."""
-    n = len(diag_used)
-    cost = np.ones((n, len(NEIGHBOURS)), dtype=np.int32)
-    if metric == "manhattan":
-        cost[:, _DIAGONAL] = 2  # a diagonal is two orthogonal steps
-    elif metric == "alternating":
-        cost[:, _DIAGONAL] = np.where(diag_used % 2 == 1, 2, 1)[:, None]
-    return cost
-
-
 SIDESTEPS = 3  # equal-distance steps a mover may take to get round a blocker
 
+# Cells as one integer key (x * _KEY + y) so an occupancy test is one comparison per
+# blocker; grids are far smaller than _KEY, and cells just off the grid stay distinct.
+_KEY = 1 << 15
+_NOKEY = -(1 << 30)
+_NEIGHBOUR_KEYS = NEIGHBOURS[:, 0].astype(np.int32) * _KEY + NEIGHBOURS[:, 1]
 
-def _move(pos, grid, movers, allowance, blocking, metric, score_fn, stop_fn):
+
+def _move(pos, grid, movers, allowance, blocking, metric, goal, stop_within, away):
     """Shared walk: each mover in turn takes the best-scoring free neighbour while it improves.
 
-    score_fn(c, cells (N, 8, 2), pos) -> (N, 8), lower is better; stop_fn(c, pos) -> the
-    score of standing still (N,) and whether the mover is done (N,). When no neighbour
-    improves, a mover may sidestep to an equally good cell (not back where it came from)
-    up to SIDESTEPS times, which gets it round a comrade standing in the way.
+    Toward a goal the score of a cell is its grid distance to the goal plus a small
+    straight-line tie-break (lower is better), and a mover is done within `stop_within`;
+    away from a threat it is minus the grid distance. When no neighbour improves, a mover
+    may sidestep to an equally good cell (not back where it came from) up to SIDESTEPS
+    times, which gets it round a comrade standing in the way.
+
+    Only the rows where mover i has a budget are walked, and a row leaves the walk as
+    soon as it stops: nothing in it can change afterwards (its mover is the only one
+    moving and it stood still), so the long tail of steps costs only the rows still going.
     """
     pos = pos.copy()
     n, c, _ = pos.shape
     moved = np.zeros((n, c), dtype=np.int32)
-    if not movers.any():
+    budget_all = np.where(movers, allowance, 0)
+    if not (budget_all > 0).any():
         return pos, moved
-    rows = np.arange(n)
-    budget_all = np.where(movers, allowance, 0).astype(np.int32)
+    blocking = np.asarray(blocking, dtype=bool)
+    goal = np.maximum(goal, 0)
     for i in range(c):
-        budget = budget_all[:, i].copy()
-        if not (budget > 0).any():
+        rows = np.flatnonzero(budget_all[:, i] > 0)
+        if not len(rows):
             continue
-        diag_used = np.zeros(n, dtype=np.int32)
-        sidesteps = np.full(n, SIDESTEPS, dtype=np.int32)
-        prev = pos[:, i].copy()
-        for _ in range(int(budget.max()) + SIDESTEPS):
-            cur = pos[:, i]
-            here, done = stop_fn(i, pos)
-            active = (budget > 0) & ~done
-            if not active.any():
-                break
-            cells = cur[:, None, :] + NEIGHBOURS[None]
-            cost = _step_cost(diag_used, metric)
-            ok = _inside(cells, grid) & ~_occupied(cells, pos, blocking, i) & (cost <= budget[:, None])
-            score = np.where(ok, score_fn(i, cells, pos), np.inf)
-            back = (cells == prev[:, None, :]).all(axis=2)
-            score = np.where(back, np.inf, score)
+        p = pos[rows].astype(np.int32)  # (k, C, 2), fixed while i walks (except i itself)
+        blockers = np.where(blocking[rows], p[..., 0] * _KEY + p[..., 1], _NOKEY)
+        blockers[:, i] = _NOKEY
+        g = goal[rows, i]
+        k = len(rows)
+        tpos = p[np.arange(k), g]  # (k, 2)
+        self_goal = g == i
+        within_i = None if away else np.broadcast_to(stop_within, movers.shape)[rows, i]
+        cur = p[:, i].copy()
+        prev_key = cur[:, 0] * _KEY + cur[:, 1]
+        budget = budget_all[rows, i].astype(np.int32)
+        sidesteps = np.full(k, SIDESTEPS, dtype=np.int32)
+        diag_used = np.zeros(k, dtype=np.int32)
+        spent_all = np.zeros(k, dtype=np.int32)
+        out = cur.copy()  # final cells of the k rows
+        sel = np.arange(k)  # which of the k rows are still walking
+        while True:
+            if self_goal.any():
+                tpos = np.where(self_goal[:, None], cur, tpos)
+            d = cur - tpos
+            m = _metric(d[:, 0], d[:, 1], metric)
+            if away:
+                here = -m.astype(float)
+                keep = budget > 0
+            else:
+                here = m + (d[:, 0] ** 2 + d[:, 1] ** 2) / 1e4
+                keep = (budget > 0) & (m > within_i)
+            if not keep.all():
+                sel, cur, tpos, here, budget, sidesteps, diag_used, prev_key, blockers, self_goal = (
+                    a[keep] for a in (sel, cur, tpos, here, budget, sidesteps, diag_used, prev_key, blockers,
+                                      self_goal))
+                if not away:
+                    within_i = within_i[keep]
+                if not len(sel):
+                    break
+            cells = cur[:, None, :] + NEIGHBOURS[None]  # (k, 8, 2)
+            cx, cy = cells[..., 0], cells[..., 1]
+            key = cx * _KEY + cy
+            ok = (cx >= 0) & (cx < grid.width) & (cy >= 0) & (cy < grid.height)
+            ok &= ~(key[:, :, None] == blockers[:, None, :]).any(axis=2)
+            ok &= key != prev_key[:, None]
+            cost = None
+            if metric != "chebyshev":
+                cost = np.ones((len(sel), len(NEIGHBOURS)), dtype=np.int32)
+                if metric == "manhattan":
+                    cost[:, _DIAGONAL] = 2  # a diagonal is two orthogonal steps
+                else:
+                    cost[:, _DIAGONAL] = np.where(diag_used % 2 == 1, 2, 1)[:, None]
+                ok &= cost <= budget[:, None]
+            dx, dy = cx - tpos[:, None, 0], cy - tpos[:, None, 1]
+            cm = _metric(dx, dy, metric)
+            if away:
+                score = np.where(ok, -cm.astype(float), np.inf)
+            else:
+                # Straight-line closeness breaks ties between cells of equal grid distance, so
+                # paths look natural and sidesteps swing round toward the open side.
+                score = np.where(ok, cm + (dx ** 2 + dy ** 2) / 1e4, np.inf)
             best = score.argmin(axis=1)
-            best_score = score[rows, best]
-            better = active & (best_score < here)
+            best_score = np.take_along_axis(score, best[:, None], axis=1)[:, 0]
+            better = best_score < here
             # Scores carry the grid distance in their whole part (fractions only break ties).
-            side = active & ~better & (np.floor(best_score) == np.floor(here)) & (sidesteps > 0)
+            side = ~better & (np.floor(best_score) == np.floor(here)) & (sidesteps > 0)
             go = better | side
-            if not go.any():
-                break
-            prev = np.where(go[:, None], cur, prev)
-            step = NEIGHBOURS[best]
-            pos[go, i] = cur[go] + step[go]
-            spent = cost[rows, best]
-            budget = np.where(go, budget - spent, budget)
-            moved[:, i] += np.where(go, spent, 0)
-            diag_used += go & _DIAGONAL[best]
-            sidesteps -= side
+            if not go.all():
+                sel, cur, tpos, budget, sidesteps, diag_used, blockers, self_goal, best, side = (
+                    a[go] for a in (sel, cur, tpos, budget, sidesteps, diag_used, blockers, self_goal, best, side))
+                if not away:
+                    within_i = within_i[go]
+                if cost is not None:
+                    cost = cost[go]
+                if not len(sel):
+                    break
+            prev_key = cur[:, 0] * _KEY + cur[:, 1]
+            cur = cur + NEIGHBOURS[best]
+            out[sel] = cur
+            spent = 1 if cost is None else np.take_along_axis(cost, best[:, None], axis=1)[:, 0]
+            budget = budget - spent
+            spent_all[sel] += spent
+            diag_used = diag_used + _DIAGONAL[best]
+            sidesteps = sidesteps - side
+        pos[rows, i] = out
+        moved[rows, i] = spent_all
     return pos, moved
-
-
-def _sq(a, b):
-    d = a.astype(np.int32) - b
-    return d[..., 0] ** 2 + d[..., 1] ** 2
 
 
 def step_toward(pos, grid: Grid, movers, target, allowance, blocking, stop_within, metric: str = "chebyshev"):
@@ -184,45 +231,14 @@ def step_toward(pos, grid: Grid, movers, target, allowance, blocking, stop_withi
     neighbour closest to the target, and a mover with no closer free cell stops."""
     target = np.asarray(target)
     movers = movers & (target >= 0)
-    stop_within = np.broadcast_to(stop_within, movers.shape)
-
-    def tpos(p, i):
-        return np.take_along_axis(p, np.maximum(target[:, i], 0)[:, None, None].astype(np.intp), axis=1)[:, 0]
-
-    def score(i, cells, p):
-        t = tpos(p, i)
-        d = cells.astype(np.int32) - t[:, None, :]
-        # Straight-line closeness breaks ties between cells of equal grid distance, so
-        # paths look natural and sidesteps swing round toward the open side.
-        return _metric(d[..., 0], d[..., 1], metric) + (d[..., 0] ** 2 + d[..., 1] ** 2) / 1e4
-
-    def stop(i, p):
-        t = tpos(p, i)
-        d = _metric(p[:, i, 0].astype(np.int32) - t[:, 0], p[:, i, 1].astype(np.int32) - t[:, 1], metric)
-        return d + _sq(p[:, i], t) / 1e4, d <= stop_within[:, i]
-
-    return _move(pos, grid, movers, allowance, blocking, metric, score, stop)
+    return _move(pos, grid, movers, allowance, blocking, metric, target, stop_within, away=False)
 
 
 def step_away(pos, grid: Grid, movers, threat, allowance, blocking, metric: str = "chebyshev"):
     """Back away from each mover's threat, up to `allowance` cells (kiting, withdrawing)."""
     threat = np.asarray(threat)
     movers = movers & (threat >= 0)
-
-    def tpos(p, i):
-        return np.take_along_axis(p, np.maximum(threat[:, i], 0)[:, None, None].astype(np.intp), axis=1)[:, 0]
-
-    def score(i, cells, p):
-        t = tpos(p, i)
-        d = cells.astype(np.int32) - t[:, None, :]
-        return -_metric(d[..., 0], d[..., 1], metric).astype(float)
-
-    def stop(i, p):
-        t = tpos(p, i)
-        d = _metric(p[:, i, 0].astype(np.int32) - t[:, 0], p[:, i, 1].astype(np.int32) - t[:, 1], metric)
-        return -d.astype(float), np.zeros(len(d), dtype=bool)
-
-    return _move(pos, grid, movers, allowance, blocking, metric, score, stop)
+    return _move(pos, grid, movers, allowance, blocking, metric, threat, None, away=True)
 
 
 def move_line(pos, grid: Grid, movers, direction, allowance, blocking):
