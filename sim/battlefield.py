@@ -112,17 +112,24 @@ SIDESTEPS = 3  # equal-distance steps a mover may take to get round a blocker
 # blocker; grids are far smaller than _KEY, and cells just off the grid stay distinct.
 _KEY = 1 << 15
 _NOKEY = -(1 << 30)
-_NEIGHBOUR_KEYS = NEIGHBOURS[:, 0].astype(np.int32) * _KEY + NEIGHBOURS[:, 1]
+_NX = NEIGHBOURS[:, 0].astype(np.int32)
+_NY = NEIGHBOURS[:, 1].astype(np.int32)
+_NKEY = _NX * _KEY + _NY
+# Toward a goal a cell scores (grid distance) * _TIE + squared straight-line distance: the
+# straight line only breaks ties between cells of equal grid distance (integers, so no
+# rounding; grids are far smaller than sqrt(_TIE)). An unusable cell scores _NEVER.
+_TIE = 10_000
+_NEVER = np.iinfo(np.int32).max
 
 
 def _move(pos, grid, movers, allowance, blocking, metric, goal, stop_within, away):
     """Shared walk: each mover in turn takes the best-scoring free neighbour while it improves.
 
-    Toward a goal the score of a cell is its grid distance to the goal plus a small
-    straight-line tie-break (lower is better), and a mover is done within `stop_within`;
-    away from a threat it is minus the grid distance. When no neighbour improves, a mover
-    may sidestep to an equally good cell (not back where it came from) up to SIDESTEPS
-    times, which gets it round a comrade standing in the way.
+    Toward a goal the score of a cell is its grid distance to the goal with the
+    straight-line distance as tie-break (lower is better), and a mover is done within
+    `stop_within`; away from a threat it is minus the grid distance. When no neighbour
+    improves, a mover may sidestep to an equally distant cell (not back where it came
+    from) up to SIDESTEPS times, which gets it round a comrade standing in the way.
 
     Only the rows where mover i has a budget are walked, and a row leaves the walk as
     soon as it stops: nothing in it can change afterwards (its mover is the only one
@@ -136,6 +143,7 @@ def _move(pos, grid, movers, allowance, blocking, metric, goal, stop_within, awa
         return pos, moved
     blocking = np.asarray(blocking, dtype=bool)
     goal = np.maximum(goal, 0)
+    width, height = grid.width, grid.height
     for i in range(c):
         rows = np.flatnonzero(budget_all[:, i] > 0)
         if not len(rows):
@@ -145,42 +153,43 @@ def _move(pos, grid, movers, allowance, blocking, metric, goal, stop_within, awa
         blockers[:, i] = _NOKEY
         g = goal[rows, i]
         k = len(rows)
-        tpos = p[np.arange(k), g]  # (k, 2)
+        tx, ty = p[np.arange(k), g].T
         self_goal = g == i
         within_i = None if away else np.broadcast_to(stop_within, movers.shape)[rows, i]
-        cur = p[:, i].copy()
-        prev_key = cur[:, 0] * _KEY + cur[:, 1]
+        x, y = p[:, i, 0].copy(), p[:, i, 1].copy()
+        prev_key = x * _KEY + y
         budget = budget_all[rows, i].astype(np.int32)
         sidesteps = np.full(k, SIDESTEPS, dtype=np.int32)
         diag_used = np.zeros(k, dtype=np.int32)
         spent_all = np.zeros(k, dtype=np.int32)
-        out = cur.copy()  # final cells of the k rows
+        out_x, out_y = x.copy(), y.copy()  # final cells of the k rows
         sel = np.arange(k)  # which of the k rows are still walking
         while True:
             if self_goal.any():
-                tpos = np.where(self_goal[:, None], cur, tpos)
-            d = cur - tpos
-            m = _metric(d[:, 0], d[:, 1], metric)
+                tx, ty = np.where(self_goal, x, tx), np.where(self_goal, y, ty)
+            dx0, dy0 = x - tx, y - ty
+            m = _metric(dx0, dy0, metric)
             if away:
-                here = -m.astype(float)
+                here = -m
                 keep = budget > 0
             else:
-                here = m + (d[:, 0] ** 2 + d[:, 1] ** 2) / 1e4
+                here = m * _TIE + dx0 * dx0 + dy0 * dy0
                 keep = (budget > 0) & (m > within_i)
             if not keep.all():
-                sel, cur, tpos, here, budget, sidesteps, diag_used, prev_key, blockers, self_goal = (
-                    a[keep] for a in (sel, cur, tpos, here, budget, sidesteps, diag_used, prev_key, blockers,
-                                      self_goal))
+                sel, x, y, tx, ty, dx0, dy0, here, budget, sidesteps, diag_used, prev_key, blockers, self_goal = (
+                    a[keep] for a in (sel, x, y, tx, ty, dx0, dy0, here, budget, sidesteps, diag_used, prev_key,
+                                      blockers, self_goal))
                 if not away:
                     within_i = within_i[keep]
                 if not len(sel):
                     break
-            cells = cur[:, None, :] + NEIGHBOURS[None]  # (k, 8, 2)
-            cx, cy = cells[..., 0], cells[..., 1]
-            key = cx * _KEY + cy
-            ok = (cx >= 0) & (cx < grid.width) & (cy >= 0) & (cy < grid.height)
-            ok &= ~(key[:, :, None] == blockers[:, None, :]).any(axis=2)
-            ok &= key != prev_key[:, None]
+            cx, cy = x[:, None] + _NX, y[:, None] + _NY  # (k, 8)
+            key = (x * _KEY + y)[:, None] + _NKEY
+            ok = (cx >= 0) & (cx < width) & (cy >= 0) & (cy < height) & (key != prev_key[:, None])
+            for j in range(c):
+                col = blockers[:, j]
+                if j != i and (col != _NOKEY).any():
+                    ok &= key != col[:, None]
             cost = None
             if metric != "chebyshev":
                 cost = np.ones((len(sel), len(NEIGHBOURS)), dtype=np.int32)
@@ -189,38 +198,34 @@ def _move(pos, grid, movers, allowance, blocking, metric, goal, stop_within, awa
                 else:
                     cost[:, _DIAGONAL] = np.where(diag_used % 2 == 1, 2, 1)[:, None]
                 ok &= cost <= budget[:, None]
-            dx, dy = cx - tpos[:, None, 0], cy - tpos[:, None, 1]
+            dx, dy = dx0[:, None] + _NX, dy0[:, None] + _NY
             cm = _metric(dx, dy, metric)
-            if away:
-                score = np.where(ok, -cm.astype(float), np.inf)
-            else:
-                # Straight-line closeness breaks ties between cells of equal grid distance, so
-                # paths look natural and sidesteps swing round toward the open side.
-                score = np.where(ok, cm + (dx ** 2 + dy ** 2) / 1e4, np.inf)
+            score = np.where(ok, -cm if away else cm * _TIE + dx * dx + dy * dy, _NEVER)
             best = score.argmin(axis=1)
             best_score = np.take_along_axis(score, best[:, None], axis=1)[:, 0]
             better = best_score < here
-            # Scores carry the grid distance in their whole part (fractions only break ties).
-            side = ~better & (np.floor(best_score) == np.floor(here)) & (sidesteps > 0)
+            # A sidestep keeps the grid distance (the tie-break may change).
+            level = best_score == here if away else best_score // _TIE == here // _TIE
+            side = ~better & level & (best_score != _NEVER) & (sidesteps > 0)
             go = better | side
             if not go.all():
-                sel, cur, tpos, budget, sidesteps, diag_used, blockers, self_goal, best, side = (
-                    a[go] for a in (sel, cur, tpos, budget, sidesteps, diag_used, blockers, self_goal, best, side))
+                sel, x, y, tx, ty, budget, sidesteps, diag_used, blockers, self_goal, best, side = (
+                    a[go] for a in (sel, x, y, tx, ty, budget, sidesteps, diag_used, blockers, self_goal, best, side))
                 if not away:
                     within_i = within_i[go]
                 if cost is not None:
                     cost = cost[go]
                 if not len(sel):
                     break
-            prev_key = cur[:, 0] * _KEY + cur[:, 1]
-            cur = cur + NEIGHBOURS[best]
-            out[sel] = cur
+            prev_key = x * _KEY + y
+            x, y = x + _NX[best], y + _NY[best]
+            out_x[sel], out_y[sel] = x, y
             spent = 1 if cost is None else np.take_along_axis(cost, best[:, None], axis=1)[:, 0]
             budget = budget - spent
             spent_all[sel] += spent
             diag_used = diag_used + _DIAGONAL[best]
             sidesteps = sidesteps - side
-        pos[rows, i] = out
+        pos[rows, i, 0], pos[rows, i, 1] = out_x, out_y
         moved[rows, i] = spent_all
     return pos, moved
 
