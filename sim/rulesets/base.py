@@ -37,12 +37,17 @@ class BatchState:
     per_batch: tuple[str, ...] = ("round",)
 
     def take(self, keep: np.ndarray) -> None:
+        # A boolean mask becomes row numbers once: indexing a dozen arrays by the same
+        # mask would otherwise find its true entries a dozen times.
+        keep = np.asarray(keep)
+        if keep.dtype == bool:
+            keep = np.flatnonzero(keep)
         for f in fields(self):
             if f.name in self.per_batch:
                 continue
             value = getattr(self, f.name)
             if isinstance(value, np.ndarray):
-                setattr(self, f.name, value[keep])
+                setattr(self, f.name, value.take(keep, axis=0))
 
 
 @dataclass
