@@ -185,9 +185,18 @@ def choose_targets(modes: np.ndarray, candidates: np.ndarray, health: np.ndarray
     """
     # Random choice and tie-breaks share one draw so results do not depend on which
     # modes are in play (common random numbers across policy variants).
-    chosen = np.where(candidates, noise, -1.0).argmax(axis=2)
-    # argmax lands on a non-candidate only where there is none: the score there is -1.
-    valid = np.take_along_axis(candidates, chosen[..., None], axis=2)[..., 0]
+    # The first candidate with the highest noise (argmax over the combatant axis, written
+    # as a loop over the few combatants: numpy reduces a short last axis slowly). Noise
+    # is >= 0, so a best score of -1 means there is no candidate at all.
+    c = candidates.shape[2]
+    score = np.where(candidates, noise, np.float32(-1.0))
+    best = score[..., 0].copy()
+    chosen = np.zeros(best.shape, dtype=np.intp)
+    for j in range(1, c):
+        col = score[..., j]
+        chosen[col > best] = j
+        np.maximum(best, col, out=best)
+    valid = best >= 0
     if (modes == 1).any() or (modes == 2).any():
         h = health[:, None, :] + noise * 0.5  # noise < 1 only breaks ties between equal health
         weakest = np.where(candidates, h, np.inf).argmin(axis=2)
