@@ -115,11 +115,14 @@ class AttackRound:
             extra_hit = acting & extra_slot & (e_roll <= need)
             extra_dealt = np.where(extra_hit, e_damage + ND_DAMAGE[level], 0)
         on_target = body + extra_carried + extra_dealt
-        taken = np.bincount((rows * C + tgt)[acting], weights=on_target[acting], minlength=n * C)
+        # Slots not acting deal nothing (every amount is masked by a hit), so all slots go
+        # in: no boolean gathers.
+        cell = (rows * C + tgt).ravel()
+        taken = np.bincount(cell, weights=on_target.ravel(), minlength=n * C)
         taken = taken.reshape(n, C).astype(np.int32)
         direct_t = np.zeros((n, C), dtype=np.int32)
         if direct.any():
-            direct_t = np.bincount((rows * C + tgt)[acting], weights=direct[acting], minlength=n * C)
+            direct_t = np.bincount(cell, weights=direct.ravel(), minlength=n * C)
             direct_t = direct_t.reshape(n, C).astype(np.int32)
         stray_by = np.zeros((n, A), dtype=np.int32)
         if bystanders is not None:

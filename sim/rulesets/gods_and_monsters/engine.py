@@ -360,7 +360,8 @@ def step(setup: Setup, state: State, batch) -> None:
                 - attack_pen[:, setup.slot_owner])
         hit = acting & (attack_roll <= need)
         dealt = np.where(hit, damage, 0)
-        taken = np.bincount((rows * C + tgt)[hit], weights=dealt[hit], minlength=n * C)
+        # Misses deal 0, so every slot can go in: no boolean gathers (several times faster).
+        taken = np.bincount((rows * C + tgt).ravel(), weights=dealt.ravel(), minlength=n * C)
         taken = taken.reshape(n, C).astype(np.int32)
         state.attacks += (acting.astype(np.float32) @ setup.owner_onehot).astype(np.int32)
         state.hits += (hit.astype(np.float32) @ setup.owner_onehot).astype(np.int32)
