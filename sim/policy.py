@@ -189,12 +189,11 @@ def choose_targets(modes: np.ndarray, candidates: np.ndarray, health: np.ndarray
     # as a loop over the few combatants: numpy reduces a short last axis slowly). Noise
     # is >= 0, so a best score of -1 means there is no candidate at all.
     c = candidates.shape[2]
-    score = np.where(candidates, noise, np.float32(-1.0))
-    best = score[..., 0].copy()
+    best = np.where(candidates[..., 0], noise[..., 0], np.float32(-1.0))
     chosen = np.zeros(best.shape, dtype=np.intp)
     for j in range(1, c):
-        col = score[..., j]
-        chosen[col > best] = j
+        col = np.where(candidates[..., j], noise[..., j], np.float32(-1.0))
+        np.copyto(chosen, j, where=col > best)
         np.maximum(best, col, out=best)
     valid = best >= 0
     if (modes == 1).any() or (modes == 2).any():
