@@ -442,9 +442,9 @@ def _health_checks(setup: Setup, state: State, owed: np.ndarray, roll: np.ndarra
             else:
                 t.line(f"  {t.name(c)} rolls to stay conscious: {roll[t.pos, c]} against {need[t.pos, c]}: "
                        f"{'falls UNCONSCIOUS' if faints[t.pos, c] else 'stays conscious'}.")
-    state.status[dies] = DEAD
-    state.status[faints] = UNCONSCIOUS
-    state.down_round[dies | faints] = rnd
+    np.putmask(state.status, dies, DEAD)
+    np.putmask(state.status, faints, UNCONSCIOUS)
+    np.putmask(state.down_round, dies | faints, rnd)
 
 
 def _trace_attacks(t, setup: Setup, acting, targets, roll, need, hit, damage) -> None:
