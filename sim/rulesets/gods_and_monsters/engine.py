@@ -91,6 +91,7 @@ class State(BatchState):
     focus: np.ndarray  # (N, sides) the side's focus target or -1
     rounds: np.ndarray  # (N,)
     pos: np.ndarray  # (N, C, 2) cells
+    dist: np.ndarray | None = None  # (N, C, C) distances between the cells in pos (movement.move keeps it)
     # Special situations (None unless the scenario uses them; see situations.py)
     xrng: object = None  # the situations' own random stream, so the core draws stay in step
     asleep: np.ndarray | None = None  # (N, C) bool: immobile, cannot act

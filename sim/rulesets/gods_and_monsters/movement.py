@@ -39,7 +39,10 @@ def move(setup, state, standing, may_act, target_mode, noise, t) -> np.ndarray:
     the one their targeting mode picks.
     """
     metric = setup.grid.metric
-    dist = bf.distances(state.pos, metric)
+    # Only this function moves anyone, so the distances left by last round's movement
+    # still hold (state.dist is compacted with the other state arrays).
+    dist = state.dist if state.dist is not None else bf.distances(state.pos, metric)
+    state.dist = dist
     if not setup.may_move:
         return dist
     enemies = standing[:, None, :] & setup.enemy[None]
@@ -69,7 +72,15 @@ def move(setup, state, standing, may_act, target_mode, noise, t) -> np.ndarray:
         for c in np.flatnonzero((pos[t.pos] != before[t.pos]).any(axis=1)):
             t.line(f"{t.name(c)} moves to ({pos[t.pos, c, 0]}, {pos[t.pos, c, 1]}).")
         trace_map(t, setup, state, standing)
-    return bf.distances(pos, metric)
+    # Distances change only in the skirmishes where somebody moved.
+    moved = np.flatnonzero((pos != before).any(axis=(1, 2)))
+    if len(moved) == len(pos):
+        dist = bf.distances(pos, metric)
+    elif len(moved):
+        dist = dist.copy()
+        dist[moved] = bf.distances(pos[moved], metric)
+    state.dist = dist
+    return dist
 
 
 def trace_map(t, setup, state, standing) -> None:
