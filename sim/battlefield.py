@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -108,18 +109,35 @@ def direction_to(pos: np.ndarray, target: np.ndarray) -> np.ndarray:
 
 SIDESTEPS = 3  # equal-distance steps a mover may take to get round a blocker
 
-# Cells as one integer key (x * _KEY + y) so an occupancy test is one comparison per
-# blocker; grids are far smaller than _KEY, and cells just off the grid stay distinct.
-_KEY = 1 << 15
-_NOKEY = -(1 << 30)
 _NX = NEIGHBOURS[:, 0].astype(np.int32)
 _NY = NEIGHBOURS[:, 1].astype(np.int32)
-_NKEY = _NX * _KEY + _NY
 # Toward a goal a cell scores (grid distance) * _TIE + squared straight-line distance: the
 # straight line only breaks ties between cells of equal grid distance (integers, so no
-# rounding; grids are far smaller than sqrt(_TIE)). An unusable cell scores _NEVER.
+# rounding; grids are at most 2,000 cells wide). An unusable cell scores _NEVER.
 _TIE = 10_000
 _NEVER = np.iinfo(np.int32).max
+_TABLE_LIMIT = 1 << 22  # entries; larger grids compute scores instead of looking them up
+
+
+@lru_cache(maxsize=32)
+def _walk_tables(width: int, height: int, metric: str, away: bool):
+    """Lookup tables for the walk on one grid, or None when the grid is too large.
+
+    Cells are keyed (x + 1) * (height + 2) + (y + 1), which covers the ring just off the
+    grid, so `inside[key]` replaces four comparisons. Offsets (cell - goal) are keyed
+    (dx + width) * (2 height + 1) + (dy + height); `score[key]` is the cell's score.
+    """
+    if (2 * width + 1) * (2 * height + 1) > _TABLE_LIMIT:
+        return None
+    inside = np.zeros((width + 2, height + 2), dtype=bool)
+    inside[1:-1, 1:-1] = True
+    dx = np.arange(-width, width + 1, dtype=np.int32)[:, None]
+    dy = np.arange(-height, height + 1, dtype=np.int32)[None, :]
+    m = _metric(dx, dy, metric)
+    score = -m if away else m * _TIE + dx * dx + dy * dy
+    cell_off = (_NX * (height + 2) + _NY).astype(np.intp)
+    offset_off = (_NX * (2 * height + 1) + _NY).astype(np.intp)
+    return inside.ravel(), cell_off, score.astype(np.int32).ravel(), offset_off
 
 
 def _move(pos, grid, movers, allowance, blocking, metric, goal, stop_within, away):
@@ -144,20 +162,23 @@ def _move(pos, grid, movers, allowance, blocking, metric, goal, stop_within, awa
     blocking = np.asarray(blocking, dtype=bool)
     goal = np.maximum(goal, 0)
     width, height = grid.width, grid.height
+    kh = height + 2  # cell key (x + 1) * kh + (y + 1), as in _walk_tables
+    tables = _walk_tables(width, height, metric, away)
+    cell_off = (_NX * kh + _NY).astype(np.intp)
     for i in range(c):
         rows = np.flatnonzero(budget_all[:, i] > 0)
         if not len(rows):
             continue
         p = pos[rows].astype(np.int32)  # (k, C, 2), fixed while i walks (except i itself)
-        blockers = np.where(blocking[rows], p[..., 0] * _KEY + p[..., 1], _NOKEY)
-        blockers[:, i] = _NOKEY
+        blockers = np.where(blocking[rows], (p[..., 0] + 1) * kh + (p[..., 1] + 1), -1)
+        blockers[:, i] = -1
         g = goal[rows, i]
         k = len(rows)
         tx, ty = p[np.arange(k), g].T
         self_goal = g == i
         within_i = None if away else np.broadcast_to(stop_within, movers.shape)[rows, i]
         x, y = p[:, i, 0].copy(), p[:, i, 1].copy()
-        prev_key = x * _KEY + y
+        prev_key = (x + 1) * kh + (y + 1)
         budget = budget_all[rows, i].astype(np.int32)
         sidesteps = np.full(k, SIDESTEPS, dtype=np.int32)
         diag_used = np.zeros(k, dtype=np.int32)
@@ -183,12 +204,16 @@ def _move(pos, grid, movers, allowance, blocking, metric, goal, stop_within, awa
                     within_i = within_i[keep]
                 if not len(sel):
                     break
-            cx, cy = x[:, None] + _NX, y[:, None] + _NY  # (k, 8)
-            key = (x * _KEY + y)[:, None] + _NKEY
-            ok = (cx >= 0) & (cx < width) & (cy >= 0) & (cy < height) & (key != prev_key[:, None])
+            key = ((x + 1) * kh + (y + 1))[:, None] + cell_off  # (k, 8)
+            if tables is not None:
+                ok = tables[0].take(key)
+            else:
+                cx, cy = x[:, None] + _NX, y[:, None] + _NY
+                ok = (cx >= 0) & (cx < width) & (cy >= 0) & (cy < height)
+            ok &= key != prev_key[:, None]
             for j in range(c):
                 col = blockers[:, j]
-                if j != i and (col != _NOKEY).any():
+                if j != i and (col >= 0).any():
                     ok &= key != col[:, None]
             cost = None
             if metric != "chebyshev":
@@ -198,9 +223,13 @@ def _move(pos, grid, movers, allowance, blocking, metric, goal, stop_within, awa
                 else:
                     cost[:, _DIAGONAL] = np.where(diag_used % 2 == 1, 2, 1)[:, None]
                 ok &= cost <= budget[:, None]
-            dx, dy = dx0[:, None] + _NX, dy0[:, None] + _NY
-            cm = _metric(dx, dy, metric)
-            score = np.where(ok, -cm if away else cm * _TIE + dx * dx + dy * dy, _NEVER)
+            if tables is not None:
+                raw = tables[2].take(((dx0 + width) * (2 * height + 1) + (dy0 + height))[:, None] + tables[3])
+            else:
+                dx, dy = dx0[:, None] + _NX, dy0[:, None] + _NY
+                cm = _metric(dx, dy, metric)
+                raw = -cm if away else cm * _TIE + dx * dx + dy * dy
+            score = np.where(ok, raw, _NEVER)
             best = score.argmin(axis=1)
             best_score = np.take_along_axis(score, best[:, None], axis=1)[:, 0]
             better = best_score < here
@@ -217,7 +246,7 @@ def _move(pos, grid, movers, allowance, blocking, metric, goal, stop_within, awa
                     cost = cost[go]
                 if not len(sel):
                     break
-            prev_key = x * _KEY + y
+            prev_key = (x + 1) * kh + (y + 1)
             x, y = x + _NX[best], y + _NY[best]
             out_x[sel], out_y[sel] = x, y
             spent = 1 if cost is None else np.take_along_axis(cost, best[:, None], axis=1)[:, 0]
