@@ -185,27 +185,37 @@ def choose_targets(modes: np.ndarray, candidates: np.ndarray, health: np.ndarray
     """
     # Random choice and tie-breaks share one draw so results do not depend on which
     # modes are in play (common random numbers across policy variants).
-    # The first candidate with the highest noise (argmax over the combatant axis, written
-    # as a loop over the few combatants: numpy reduces a short last axis slowly). Noise
-    # is >= 0, so a best score of -1 means there is no candidate at all.
     c = candidates.shape[2]
-    best = np.where(candidates[..., 0], noise[..., 0], np.float32(-1.0))
-    chosen = np.zeros(best.shape, dtype=np.intp)
-    for j in range(1, c):
-        col = np.where(candidates[..., j], noise[..., j], np.float32(-1.0))
-        np.copyto(chosen, j, where=col > best)
-        np.maximum(best, col, out=best)
+    chosen, best = _first_best(candidates, lambda j: noise[..., j], c, lower=False, fill=-1.0)
+    # Noise is >= 0, so a best score of -1 means there is no candidate at all.
     valid = best >= 0
     if (modes == 1).any() or (modes == 2).any():
-        h = health[:, None, :] + noise * 0.5  # noise < 1 only breaks ties between equal health
-        weakest = np.where(candidates, h, np.inf).argmin(axis=2)
-        strongest = np.where(candidates, h, -np.inf).argmax(axis=2)
+        # noise < 1 only breaks ties between equal health
+        h = lambda j: health[:, None, j] + noise[..., j] * 0.5
+        weakest, _ = _first_best(candidates, h, c, lower=True, fill=np.inf)
+        strongest, _ = _first_best(candidates, h, c, lower=False, fill=-np.inf)
         chosen = np.where(modes == 1, weakest, np.where(modes == 2, strongest, chosen))
     if distance is not None and (modes == 4).any():
         distance = np.broadcast_to(distance, candidates.shape)
-        nearest = np.where(candidates, distance + noise * 0.5, np.inf).argmin(axis=2)
+        nearest, _ = _first_best(candidates, lambda j: distance[..., j] + noise[..., j] * 0.5, c, lower=True,
+                                 fill=np.inf)
         chosen = np.where(modes == 4, nearest, chosen)
     if focus is not None and (modes == 3).any():
         ok = (focus >= 0) & np.take_along_axis(candidates, np.maximum(focus, 0)[..., None], axis=2)[..., 0]
         chosen = np.where((modes == 3) & ok, focus, chosen)
     return np.where(valid, chosen, -1)
+
+
+def _first_best(candidates: np.ndarray, column, c: int, lower: bool, fill: float):
+    """argmin / argmax over the candidates of the last axis (non-candidates score `fill`),
+    first index on ties, written as a loop over the few combatants: numpy reduces a
+    short last axis slowly, and no (n, slots, C) score array is built.
+    Returns the chosen column and its score."""
+    best = np.where(candidates[..., 0], column(0), fill)
+    chosen = np.zeros(best.shape, dtype=np.intp)
+    keep = np.minimum if lower else np.maximum
+    for j in range(1, c):
+        v = np.where(candidates[..., j], column(j), fill)
+        np.copyto(chosen, j, where=(v < best) if lower else (v > best))
+        keep(best, v, out=best)
+    return chosen, best
