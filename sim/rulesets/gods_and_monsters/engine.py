@@ -357,12 +357,13 @@ def step(setup: Setup, state: State, batch) -> None:
         targets = choose_targets(slot_modes, candidates, health, focus, noise, slot_dist)
         acting &= targets >= 0
         tgt = np.maximum(targets, 0)
-        need = (setup.slot_target_base[None, :] - np.take_along_axis(defense, tgt, axis=1)
-                - attack_pen[:, setup.slot_owner])
+        cell = rows * C + tgt  # flat (skirmish, target) index: cheaper than take_along_axis
+        def_t = setup.defense[tgt] if rnd == 1 else defense.ravel().take(cell)
+        need = setup.slot_target_base[None, :] - def_t - attack_pen[:, setup.slot_owner]
         hit = acting & (attack_roll <= need)
         dealt = np.where(hit, damage, 0)
         # Misses deal 0, so every slot can go in: no boolean gathers (several times faster).
-        taken = np.bincount((rows * C + tgt).ravel(), weights=dealt.ravel(), minlength=n * C)
+        taken = np.bincount(cell.ravel(), weights=dealt.ravel(), minlength=n * C)
         taken = taken.reshape(n, C).astype(np.int32)
         state.attacks += (acting.astype(np.float32) @ setup.owner_onehot).astype(np.int32)
         state.hits += (hit.astype(np.float32) @ setup.owner_onehot).astype(np.int32)
