@@ -203,7 +203,7 @@ def choose_targets(modes: np.ndarray, candidates: np.ndarray, health: np.ndarray
     if focus is not None and (modes == 3).any():
         ok = (focus >= 0) & np.take_along_axis(candidates, np.maximum(focus, 0)[..., None], axis=2)[..., 0]
         chosen = np.where((modes == 3) & ok, focus, chosen)
-    return np.where(valid, chosen, -1)
+    return np.where(valid, chosen, -1).astype(np.intp, copy=False)
 
 
 def _first_best(candidates: np.ndarray, column, c: int, lower: bool, fill: float):
@@ -212,10 +212,11 @@ def _first_best(candidates: np.ndarray, column, c: int, lower: bool, fill: float
     short last axis slowly, and no (n, slots, C) score array is built.
     Returns the chosen column and its score."""
     best = np.where(candidates[..., 0], column(0), fill)
-    chosen = np.zeros(best.shape, dtype=np.intp)
+    small = np.int8 if c < 128 else np.intp  # less memory to pass over each column
+    chosen = np.zeros(best.shape, dtype=small)
     keep = np.minimum if lower else np.maximum
     for j in range(1, c):
         v = np.where(candidates[..., j], column(j), fill)
-        np.copyto(chosen, j, where=(v < best) if lower else (v > best))
+        chosen = np.where((v < best) if lower else (v > best), small(j), chosen)
         keep(best, v, out=best)
     return chosen, best
