@@ -21,6 +21,7 @@ from sim.rulesets.gods_and_monsters.policies import decide, observe  # noqa: F40
 
 ATTACK, HOLD, FLEE = (S.ACTIONS.index(a) for a in ("attack", "hold", "flee"))
 FOCUS = TARGET_MODES.index("focus")
+HEALTH_MODES = (TARGET_MODES.index("weakest"), TARGET_MODES.index("strongest"))
 RANDOM, NEAREST = TARGET_MODES.index("random"), TARGET_MODES.index("nearest")
 AUTO, ADVANCE, HOLD_GROUND, KITE, WITHDRAW = range(len(S.MOVES))
 
@@ -70,6 +71,7 @@ class Setup:
     slot_entries: list | None = None  # the weapon records behind the slots
     sx: object = None  # situations.Situations, or None when the scenario uses none (the core round)
     evasion: np.ndarray | None = None
+    uses_health: bool = True  # some policy targets the weakest or strongest (needs health left per round)
 
 
 @dataclass
@@ -181,6 +183,7 @@ def build(scenario) -> Setup:
         default_target=np.array([p.target for p in policies], dtype=np.int8),
         scripted=[i for i, p in enumerate(policies) if p.rules],
         uses_focus=any(p.target == FOCUS or any(r.target == FOCUS for r in p.rules) for p in policies),
+        uses_health=any(p.target in HEALTH_MODES or any(r.target in HEALTH_MODES for r in p.rules) for p in policies),
         rules=rules, grid=grid, layout=scenario.layout, slot_reach=slot_reach, slot_earlier=slot_earlier,
         first_slot=np.array([np.flatnonzero(slot_owner == i)[0] for i in range(C)]),
         max_reach=max_reach, move_mode=move_mode,
@@ -316,10 +319,13 @@ def step(setup: Setup, state: State, batch) -> None:
     lost_round = (rnd == 1) & state.surprised & (rules["surprised_first_round"] == "lose_round")
     if rnd == 1:
         attack_pen = np.where(state.surprised, rules["surprised_first_round_penalty"], 0)
-        defense = np.broadcast_to(setup.defense, (n, C))
-    else:
+        defense = None  # surprise costs no defense in the first round
+    elif state.surprised.any():
         attack_pen = np.where(state.surprised, S.SURPRISED_ROLL_PENALTY, 0)
         defense = setup.defense[None, :] - S.SURPRISED_DEFENSE_PENALTY * state.surprised
+    else:
+        attack_pen = np.zeros((n, C), dtype=np.int64)
+        defense = None
     attack_pen = attack_pen + injury_pen
     can_attack = standing & (action == ATTACK) & ~lost_round
     if t:
@@ -344,7 +350,9 @@ def step(setup: Setup, state: State, batch) -> None:
         in_phase = np.ones(A, dtype=bool) if phases == 1 else (slot_side == p)
         # `standing` is refreshed after each phase: someone felled earlier this round
         # under sequential resolution does not strike back.
-        acting = (can_attack & standing)[:, setup.slot_owner] & in_phase[None, :]
+        acting = (can_attack & standing)[:, setup.slot_owner]
+        if phases > 1:
+            acting &= in_phase[None, :]
         if not acting.any():
             continue
         candidates = standing[:, None, :] & reachable
@@ -353,12 +361,12 @@ def step(setup: Setup, state: State, batch) -> None:
             usable = candidates.any(axis=2)
             acting &= (usable.astype(np.float32) @ setup.slot_earlier) == 0
         focus = state.focus[:, slot_side] if setup.uses_focus else None
-        health = (state.verve + state.survival).astype(np.float32)
+        health = (state.verve + state.survival).astype(np.float32) if setup.uses_health else None
         targets = choose_targets(slot_modes, candidates, health, focus, noise, slot_dist)
         acting &= targets >= 0
         tgt = np.maximum(targets, 0)
         cell = rows * C + tgt  # flat (skirmish, target) index: cheaper than take_along_axis
-        def_t = setup.defense[tgt] if rnd == 1 else defense.ravel().take(cell)
+        def_t = setup.defense[tgt] if defense is None else defense.ravel().take(cell)
         need = setup.slot_target_base[None, :] - def_t - attack_pen[:, setup.slot_owner]
         hit = acting & (attack_roll <= need)
         dealt = np.where(hit, damage, 0)
