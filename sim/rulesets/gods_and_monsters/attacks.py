@@ -12,6 +12,7 @@ from sim.rulesets.gods_and_monsters import schema as S
 from sim.rulesets.gods_and_monsters.situations import (
     CALLED, COVER_TABLE, COVERED, FULL, GRAB, HELD_IMMOBILIZED, HELD_NONE, IMMOBILE, K_CALLED, K_GRAB, K_KILL, K_KO,
     KILL, KNOCKOUT, ND_ATTACK, ND_DAMAGE, NORMAL, STRONG, UNAWARE, contest, half_up)
+from sim.rulesets.gods_and_monsters.lastaxis import any_last, argmax_last, sum_last
 
 KIND_NAMES = {K_CALLED: "makes a called shot", K_KO: "tries a knockout blow", K_KILL: "tries a killing blow",
               K_GRAB: "tries to grab"}
@@ -72,7 +73,7 @@ class AttackRound:
             # (the shooter excepted), "including the target".
             near = self.adj[rows, tgt] & (np.arange(C)[None, None, :] != owner[None, :, None]) \
                 & sx.slot_ranged[None, :, None] & (targets >= 0)[..., None]
-            count = 1 + near.sum(axis=2)
+            count = 1 + sum_last(near)
             melee_cover = np.where(count >= 5, FULL, np.where(count >= 2, STRONG, 0))
             cover = np.maximum(cover, melee_cover)
             bystanders = near if near.any() else None
@@ -133,15 +134,15 @@ class AttackRound:
             other_need = need[..., None] + def_t[..., None] - self.defense[:, None, :]
             would = (hit & ~called)[..., None] & bystanders & (roll[..., None] <= other_need)
             struck = would & (by_roll > ev_score)
-            choice = np.where(bystanders, noise, -1.0).argmax(axis=2)
-            has = bystanders.any(axis=2)
+            choice = argmax_last(np.where(bystanders, noise, -1.0))
+            has = any_last(bystanders)
             r_choice = np.take_along_axis(by_roll, choice[..., None], axis=2)[..., 0]
             dodge = sx.evasion[choice] - self.injury_pen[rows, choice] + self.defense[rows, choice]
             stray = acting & ~hit & has & (r_choice > dodge)
             struck |= stray[..., None] & (np.arange(C)[None, None, :] == choice[..., None])
             amount = np.where(struck, dealt[..., None] + np.where(stray, self.damage, 0)[..., None], 0)
             taken += amount.sum(axis=1).astype(np.int32)
-            stray_by = amount.sum(axis=2).astype(np.int32)
+            stray_by = sum_last(amount).astype(np.int32)
         onehot = setup.owner_onehot
         state.attacks += ((acting.astype(np.float32) + (acting & extra_slot)) @ onehot).astype(np.int32)
         state.hits += ((hit.astype(np.float32) + extra_hit) @ onehot).astype(np.int32)

@@ -18,6 +18,7 @@ from sim.rulesets.base import DEAD, DRAW, FLED, STANDING, UNCONSCIOUS, BatchStat
 from sim.rulesets.gods_and_monsters import schema as S
 from sim.rulesets.gods_and_monsters import movement, situations
 from sim.rulesets.gods_and_monsters.policies import decide, observe  # noqa: F401 (observe: for scripted rules)
+from sim.rulesets.gods_and_monsters.lastaxis import any_last
 
 ATTACK, HOLD, FLEE = (S.ACTIONS.index(a) for a in ("attack", "hold", "flee"))
 FOCUS = TARGET_MODES.index("focus")
@@ -358,7 +359,7 @@ def step(setup: Setup, state: State, batch) -> None:
         candidates = standing[:, None, :] & reachable
         if setup.has_alternatives:
             # Of a combatant's alternative weapons, only the first that reaches an enemy is used.
-            usable = candidates.any(axis=2)
+            usable = any_last(candidates)
             acting &= (usable.astype(np.float32) @ setup.slot_earlier) == 0
         focus = state.focus[:, slot_side] if setup.uses_focus else None
         health = (state.verve + state.survival).astype(np.float32) if setup.uses_health else None

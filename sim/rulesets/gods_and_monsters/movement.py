@@ -10,6 +10,7 @@ import numpy as np
 from sim import battlefield as bf
 from sim.policy import TARGET_MODES, choose_targets
 from sim.rulesets.gods_and_monsters import schema as S
+from sim.rulesets.gods_and_monsters.lastaxis import argmin_last, min_last
 
 RANDOM, NEAREST = TARGET_MODES.index("random"), TARGET_MODES.index("nearest")
 AUTO, ADVANCE, HOLD_GROUND, KITE, WITHDRAW = range(len(S.MOVES))
@@ -47,7 +48,7 @@ def move(setup, state, standing, may_act, target_mode, noise, t) -> np.ndarray:
         return dist
     enemies = standing[:, None, :] & setup.enemy[None]
     enemy_dist = np.where(enemies, dist, bf.FAR)
-    nearest_d = enemy_dist.min(axis=2)
+    nearest_d = min_last(enemy_dist)
     in_reach = nearest_d <= setup.max_reach[None, :]
     mode = setup.move_mode[None, :]
     away = may_act & (((mode == KITE) & (nearest_d < setup.kite_cells[None, :])) | (mode == WITHDRAW))
@@ -65,7 +66,7 @@ def move(setup, state, standing, may_act, target_mode, noise, t) -> np.ndarray:
         stop = np.broadcast_to(setup.max_reach, standing.shape)
         pos, _ = bf.step_toward(pos, setup.grid, close, goal, allowance, standing, stop, metric)
     if away.any():
-        threat = enemy_dist.argmin(axis=2)
+        threat = argmin_last(enemy_dist)
         pos, _ = bf.step_away(pos, setup.grid, away, threat, allowance, standing, metric)
     state.pos = pos
     if t:
