@@ -468,11 +468,16 @@ def _trace_attacks(t, setup: Setup, acting, targets, roll, need, hit, damage) ->
                f"lower, rolls {roll[p, a]}: {verdict}.")
 
 
+def _side_alive(setup: Setup, standing: np.ndarray, s: int) -> np.ndarray:
+    # An OR over the side's columns (a short-axis any() is several times slower).
+    return any_last(standing[:, setup.side == s])
+
+
 def is_over(setup: Setup, state: State) -> np.ndarray:
     standing = state.status == STANDING
     sides_left = np.zeros(standing.shape[0], dtype=np.int16)
     for s in range(setup.n_sides):
-        sides_left += standing[:, setup.side == s].any(axis=1)
+        sides_left += _side_alive(setup, standing, s)
     return sides_left <= 1
 
 
@@ -481,7 +486,7 @@ def outcome(setup: Setup, state: State) -> Outcome:
     n = standing.shape[0]
     winner = np.full(n, DRAW, dtype=np.int16)
     for s in range(setup.n_sides):
-        alive = standing[:, setup.side == s].any(axis=1)
+        alive = _side_alive(setup, standing, s)
         winner[alive] = s  # is_over guarantees at most one side is left
     return Outcome(winner=winner, rounds=state.rounds.copy(), per_combatant={
         "attacks": state.attacks, "hits": state.hits, "damage_dealt": state.dealt, "damage_taken": state.taken,

@@ -11,6 +11,8 @@ import numpy as np
 
 
 def any_last(a: np.ndarray) -> np.ndarray:
+    if a.shape[-1] == 0:
+        return np.zeros(a.shape[:-1], dtype=bool)
     if a.dtype != bool:
         a = a != 0
     out = a[..., 0].copy()
@@ -20,6 +22,8 @@ def any_last(a: np.ndarray) -> np.ndarray:
 
 
 def sum_last(a: np.ndarray) -> np.ndarray:
+    if a.shape[-1] == 0:
+        return np.sum(a, axis=-1)
     out = a[..., 0].astype(np.sum(a[..., :0], axis=-1).dtype, copy=True)
     for j in range(1, a.shape[-1]):
         out += a[..., j]
