@@ -10,7 +10,7 @@ import numpy as np
 from sim import battlefield as bf
 from sim.policy import TARGET_MODES, choose_targets
 from sim.rulesets.gods_and_monsters import schema as S
-from sim.rulesets.gods_and_monsters.lastaxis import argmin_last, min_last
+from sim.rulesets.gods_and_monsters.lastaxis import any_last, argmin_last, min_last
 
 RANDOM, NEAREST = TARGET_MODES.index("random"), TARGET_MODES.index("nearest")
 AUTO, ADVANCE, HOLD_GROUND, KITE, WITHDRAW = range(len(S.MOVES))
@@ -74,7 +74,7 @@ def move(setup, state, standing, may_act, target_mode, noise, t) -> np.ndarray:
             t.line(f"{t.name(c)} moves to ({pos[t.pos, c, 0]}, {pos[t.pos, c, 1]}).")
         trace_map(t, setup, state, standing)
     # Distances change only in the skirmishes where somebody moved.
-    moved = np.flatnonzero((pos != before).any(axis=(1, 2)))
+    moved = np.flatnonzero(any_last((pos != before).reshape(len(pos), -1)))
     if len(moved) == len(pos):
         dist = bf.distances(pos, metric)
     elif len(moved):
