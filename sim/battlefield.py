@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -106,76 +107,156 @@ def direction_to(pos: np.ndarray, target: np.ndarray) -> np.ndarray:
     return np.where(target[..., None] >= 0, np.sign(tpos.astype(np.int32) - pos), 0).astype(np.int8)
 
 
-def _step_cost(diag_used: np.ndarray, metric: str) -> np.ndarray:
-    """(N, 8) cost of each neighbour step given the diagonals the mover already took."""
-    n = len(diag_used)
-    cost = np.ones((n, len(NEIGHBOURS)), dtype=np.int32)
-    if metric == "manhattan":
-        cost[:, _DIAGONAL] = 2  # a diagonal is two orthogonal steps
-    elif metric == "alternating":
-        cost[:, _DIAGONAL] = np.where(diag_used % 2 == 1, 2, 1)[:, None]
-    return cost
-
-
 SIDESTEPS = 3  # equal-distance steps a mover may take to get round a blocker
 
+_NX = NEIGHBOURS[:, 0].astype(np.int32)
+_NY = NEIGHBOURS[:, 1].astype(np.int32)
+# Toward a goal a cell scores (grid distance) * _TIE + squared straight-line distance: the
+# straight line only breaks ties between cells of equal grid distance (integers, so no
+# rounding; grids are at most 2,000 cells wide). An unusable cell scores _NEVER.
+_TIE = 10_000
+_NEVER = np.iinfo(np.int32).max
+_TABLE_LIMIT = 1 << 22  # entries; larger grids compute scores instead of looking them up
 
-def _move(pos, grid, movers, allowance, blocking, metric, score_fn, stop_fn):
+
+@lru_cache(maxsize=32)
+def _walk_tables(width: int, height: int, metric: str, away: bool):
+    """Lookup tables for the walk on one grid, or None when the grid is too large.
+
+    Cells are keyed (x + 1) * (height + 2) + (y + 1), which covers the ring just off the
+    grid, so `inside[key]` replaces four comparisons. Offsets (cell - goal) are keyed
+    (dx + width) * (2 height + 1) + (dy + height); `score[key]` is the cell's score.
+    """
+    if (2 * width + 1) * (2 * height + 1) > _TABLE_LIMIT:
+        return None
+    inside = np.zeros((width + 2, height + 2), dtype=bool)
+    inside[1:-1, 1:-1] = True
+    dx = np.arange(-width, width + 1, dtype=np.int32)[:, None]
+    dy = np.arange(-height, height + 1, dtype=np.int32)[None, :]
+    m = _metric(dx, dy, metric)
+    score = -m if away else m * _TIE + dx * dx + dy * dy
+    cell_off = (_NX * (height + 2) + _NY).astype(np.intp)
+    offset_off = (_NX * (2 * height + 1) + _NY).astype(np.intp)
+    return inside.ravel(), cell_off, score.astype(np.int32).ravel(), offset_off
+
+
+def _move(pos, grid, movers, allowance, blocking, metric, goal, stop_within, away):
     """Shared walk: each mover in turn takes the best-scoring free neighbour while it improves.
 
-    score_fn(c, cells (N, 8, 2), pos) -> (N, 8), lower is better; stop_fn(c, pos) -> the
-    score of standing still (N,) and whether the mover is done (N,). When no neighbour
-    improves, a mover may sidestep to an equally good cell (not back where it came from)
-    up to SIDESTEPS times, which gets it round a comrade standing in the way.
+    Toward a goal the score of a cell is its grid distance to the goal with the
+    straight-line distance as tie-break (lower is better), and a mover is done within
+    `stop_within`; away from a threat it is minus the grid distance. When no neighbour
+    improves, a mover may sidestep to an equally distant cell (not back where it came
+    from) up to SIDESTEPS times, which gets it round a comrade standing in the way.
+
+    Only the rows where mover i has a budget are walked, and a row leaves the walk as
+    soon as it stops: nothing in it can change afterwards (its mover is the only one
+    moving and it stood still), so the long tail of steps costs only the rows still going.
     """
     pos = pos.copy()
     n, c, _ = pos.shape
     moved = np.zeros((n, c), dtype=np.int32)
-    if not movers.any():
+    budget_all = np.where(movers, allowance, 0)
+    if not (budget_all > 0).any():
         return pos, moved
-    rows = np.arange(n)
-    budget_all = np.where(movers, allowance, 0).astype(np.int32)
+    blocking = np.asarray(blocking, dtype=bool)
+    goal = np.maximum(goal, 0)
+    width, height = grid.width, grid.height
+    kh = height + 2  # cell key (x + 1) * kh + (y + 1), as in _walk_tables
+    tables = _walk_tables(width, height, metric, away)
+    cell_off = (_NX * kh + _NY).astype(np.intp)
     for i in range(c):
-        budget = budget_all[:, i].copy()
-        if not (budget > 0).any():
+        rows = np.flatnonzero(budget_all[:, i] > 0)
+        if not len(rows):
             continue
-        diag_used = np.zeros(n, dtype=np.int32)
-        sidesteps = np.full(n, SIDESTEPS, dtype=np.int32)
-        prev = pos[:, i].copy()
-        for _ in range(int(budget.max()) + SIDESTEPS):
-            cur = pos[:, i]
-            here, done = stop_fn(i, pos)
-            active = (budget > 0) & ~done
-            if not active.any():
-                break
-            cells = cur[:, None, :] + NEIGHBOURS[None]
-            cost = _step_cost(diag_used, metric)
-            ok = _inside(cells, grid) & ~_occupied(cells, pos, blocking, i) & (cost <= budget[:, None])
-            score = np.where(ok, score_fn(i, cells, pos), np.inf)
-            back = (cells == prev[:, None, :]).all(axis=2)
-            score = np.where(back, np.inf, score)
+        p = pos[rows].astype(np.int32)  # (k, C, 2), fixed while i walks (except i itself)
+        blockers = np.where(blocking[rows], (p[..., 0] + 1) * kh + (p[..., 1] + 1), -1)
+        blockers[:, i] = -1
+        g = goal[rows, i]
+        k = len(rows)
+        tx, ty = p[np.arange(k), g].T
+        self_goal = g == i
+        within_i = None if away else np.broadcast_to(stop_within, movers.shape)[rows, i]
+        x, y = p[:, i, 0].copy(), p[:, i, 1].copy()
+        prev_key = (x + 1) * kh + (y + 1)
+        budget = budget_all[rows, i].astype(np.int32)
+        sidesteps = np.full(k, SIDESTEPS, dtype=np.int32)
+        diag_used = np.zeros(k, dtype=np.int32)
+        spent_all = np.zeros(k, dtype=np.int32)
+        out_x, out_y = x.copy(), y.copy()  # final cells of the k rows
+        sel = np.arange(k)  # which of the k rows are still walking
+        while True:
+            if self_goal.any():
+                tx, ty = np.where(self_goal, x, tx), np.where(self_goal, y, ty)
+            dx0, dy0 = x - tx, y - ty
+            m = _metric(dx0, dy0, metric)
+            if away:
+                here = -m
+                keep = budget > 0
+            else:
+                here = m * _TIE + dx0 * dx0 + dy0 * dy0
+                keep = (budget > 0) & (m > within_i)
+            if not keep.all():
+                sel, x, y, tx, ty, dx0, dy0, here, budget, sidesteps, diag_used, prev_key, blockers, self_goal = (
+                    a[keep] for a in (sel, x, y, tx, ty, dx0, dy0, here, budget, sidesteps, diag_used, prev_key,
+                                      blockers, self_goal))
+                if not away:
+                    within_i = within_i[keep]
+                if not len(sel):
+                    break
+            key = ((x + 1) * kh + (y + 1))[:, None] + cell_off  # (k, 8)
+            if tables is not None:
+                ok = tables[0].take(key)
+            else:
+                cx, cy = x[:, None] + _NX, y[:, None] + _NY
+                ok = (cx >= 0) & (cx < width) & (cy >= 0) & (cy < height)
+            ok &= key != prev_key[:, None]
+            for j in range(c):
+                col = blockers[:, j]
+                if j != i and (col >= 0).any():
+                    ok &= key != col[:, None]
+            cost = None
+            if metric != "chebyshev":
+                cost = np.ones((len(sel), len(NEIGHBOURS)), dtype=np.int32)
+                if metric == "manhattan":
+                    cost[:, _DIAGONAL] = 2  # a diagonal is two orthogonal steps
+                else:
+                    cost[:, _DIAGONAL] = np.where(diag_used % 2 == 1, 2, 1)[:, None]
+                ok &= cost <= budget[:, None]
+            if tables is not None:
+                raw = tables[2].take(((dx0 + width) * (2 * height + 1) + (dy0 + height))[:, None] + tables[3])
+            else:
+                dx, dy = dx0[:, None] + _NX, dy0[:, None] + _NY
+                cm = _metric(dx, dy, metric)
+                raw = -cm if away else cm * _TIE + dx * dx + dy * dy
+            score = np.where(ok, raw, _NEVER)
             best = score.argmin(axis=1)
-            best_score = score[rows, best]
-            better = active & (best_score < here)
-            # Scores carry the grid distance in their whole part (fractions only break ties).
-            side = active & ~better & (np.floor(best_score) == np.floor(here)) & (sidesteps > 0)
+            best_score = np.take_along_axis(score, best[:, None], axis=1)[:, 0]
+            better = best_score < here
+            # A sidestep keeps the grid distance (the tie-break may change).
+            level = best_score == here if away else best_score // _TIE == here // _TIE
+            side = ~better & level & (best_score != _NEVER) & (sidesteps > 0)
             go = better | side
-            if not go.any():
-                break
-            prev = np.where(go[:, None], cur, prev)
-            step = NEIGHBOURS[best]
-            pos[go, i] = cur[go] + step[go]
-            spent = cost[rows, best]
-            budget = np.where(go, budget - spent, budget)
-            moved[:, i] += np.where(go, spent, 0)
-            diag_used += go & _DIAGONAL[best]
-            sidesteps -= side
+            if not go.all():
+                sel, x, y, tx, ty, budget, sidesteps, diag_used, blockers, self_goal, best, side = (
+                    a[go] for a in (sel, x, y, tx, ty, budget, sidesteps, diag_used, blockers, self_goal, best, side))
+                if not away:
+                    within_i = within_i[go]
+                if cost is not None:
+                    cost = cost[go]
+                if not len(sel):
+                    break
+            prev_key = (x + 1) * kh + (y + 1)
+            x, y = x + _NX[best], y + _NY[best]
+            out_x[sel], out_y[sel] = x, y
+            spent = 1 if cost is None else np.take_along_axis(cost, best[:, None], axis=1)[:, 0]
+            budget = budget - spent
+            spent_all[sel] += spent
+            diag_used = diag_used + _DIAGONAL[best]
+            sidesteps = sidesteps - side
+        pos[rows, i, 0], pos[rows, i, 1] = out_x, out_y
+        moved[rows, i] = spent_all
     return pos, moved
-
-
-def _sq(a, b):
-    d = a.astype(np.int32) - b
-    return d[..., 0] ** 2 + d[..., 1] ** 2
 
 
 def step_toward(pos, grid: Grid, movers, target, allowance, blocking, stop_within, metric: str = "chebyshev"):
@@ -184,45 +265,14 @@ def step_toward(pos, grid: Grid, movers, target, allowance, blocking, stop_withi
     neighbour closest to the target, and a mover with no closer free cell stops."""
     target = np.asarray(target)
     movers = movers & (target >= 0)
-    stop_within = np.broadcast_to(stop_within, movers.shape)
-
-    def tpos(p, i):
-        return np.take_along_axis(p, np.maximum(target[:, i], 0)[:, None, None].astype(np.intp), axis=1)[:, 0]
-
-    def score(i, cells, p):
-        t = tpos(p, i)
-        d = cells.astype(np.int32) - t[:, None, :]
-        # Straight-line closeness breaks ties between cells of equal grid distance, so
-        # paths look natural and sidesteps swing round toward the open side.
-        return _metric(d[..., 0], d[..., 1], metric) + (d[..., 0] ** 2 + d[..., 1] ** 2) / 1e4
-
-    def stop(i, p):
-        t = tpos(p, i)
-        d = _metric(p[:, i, 0].astype(np.int32) - t[:, 0], p[:, i, 1].astype(np.int32) - t[:, 1], metric)
-        return d + _sq(p[:, i], t) / 1e4, d <= stop_within[:, i]
-
-    return _move(pos, grid, movers, allowance, blocking, metric, score, stop)
+    return _move(pos, grid, movers, allowance, blocking, metric, target, stop_within, away=False)
 
 
 def step_away(pos, grid: Grid, movers, threat, allowance, blocking, metric: str = "chebyshev"):
     """Back away from each mover's threat, up to `allowance` cells (kiting, withdrawing)."""
     threat = np.asarray(threat)
     movers = movers & (threat >= 0)
-
-    def tpos(p, i):
-        return np.take_along_axis(p, np.maximum(threat[:, i], 0)[:, None, None].astype(np.intp), axis=1)[:, 0]
-
-    def score(i, cells, p):
-        t = tpos(p, i)
-        d = cells.astype(np.int32) - t[:, None, :]
-        return -_metric(d[..., 0], d[..., 1], metric).astype(float)
-
-    def stop(i, p):
-        t = tpos(p, i)
-        d = _metric(p[:, i, 0].astype(np.int32) - t[:, 0], p[:, i, 1].astype(np.int32) - t[:, 1], metric)
-        return -d.astype(float), np.zeros(len(d), dtype=bool)
-
-    return _move(pos, grid, movers, allowance, blocking, metric, score, stop)
+    return _move(pos, grid, movers, allowance, blocking, metric, threat, None, away=True)
 
 
 def move_line(pos, grid: Grid, movers, direction, allowance, blocking):

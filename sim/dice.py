@@ -121,6 +121,9 @@ class DiceTable:
         if self.max_count == 0:
             return total
         u = rng.random(size=(batch, rows, self.max_count), dtype=np.float32)
+        if self.max_count == 1 and (self.counts == 1).all():
+            # One die per row (the common weapon): no masking, no sum over a length-1 axis.
+            return total + ((u[:, :, 0] * self.sides[None, :]).astype(np.int16) + 1)
         faces = (u * self.sides[None, :, None]).astype(np.int16) + 1
         if self.max_count > 1 or (self.counts == 0).any():
             faces *= (np.arange(self.max_count)[None, None, :] < self.counts[None, :, None])

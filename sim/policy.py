@@ -185,19 +185,38 @@ def choose_targets(modes: np.ndarray, candidates: np.ndarray, health: np.ndarray
     """
     # Random choice and tie-breaks share one draw so results do not depend on which
     # modes are in play (common random numbers across policy variants).
-    chosen = np.where(candidates, noise, -1.0).argmax(axis=2)
-    # argmax lands on a non-candidate only where there is none: the score there is -1.
-    valid = np.take_along_axis(candidates, chosen[..., None], axis=2)[..., 0]
+    c = candidates.shape[2]
+    chosen, best = _first_best(candidates, lambda j: noise[..., j], c, lower=False, fill=-1.0)
+    # Noise is >= 0, so a best score of -1 means there is no candidate at all.
+    valid = best >= 0
     if (modes == 1).any() or (modes == 2).any():
-        h = health[:, None, :] + noise * 0.5  # noise < 1 only breaks ties between equal health
-        weakest = np.where(candidates, h, np.inf).argmin(axis=2)
-        strongest = np.where(candidates, h, -np.inf).argmax(axis=2)
+        # noise < 1 only breaks ties between equal health
+        h = lambda j: health[:, None, j] + noise[..., j] * 0.5
+        weakest, _ = _first_best(candidates, h, c, lower=True, fill=np.inf)
+        strongest, _ = _first_best(candidates, h, c, lower=False, fill=-np.inf)
         chosen = np.where(modes == 1, weakest, np.where(modes == 2, strongest, chosen))
     if distance is not None and (modes == 4).any():
         distance = np.broadcast_to(distance, candidates.shape)
-        nearest = np.where(candidates, distance + noise * 0.5, np.inf).argmin(axis=2)
+        nearest, _ = _first_best(candidates, lambda j: distance[..., j] + noise[..., j] * 0.5, c, lower=True,
+                                 fill=np.inf)
         chosen = np.where(modes == 4, nearest, chosen)
     if focus is not None and (modes == 3).any():
         ok = (focus >= 0) & np.take_along_axis(candidates, np.maximum(focus, 0)[..., None], axis=2)[..., 0]
         chosen = np.where((modes == 3) & ok, focus, chosen)
-    return np.where(valid, chosen, -1)
+    return np.where(valid, chosen, -1).astype(np.intp, copy=False)
+
+
+def _first_best(candidates: np.ndarray, column, c: int, lower: bool, fill: float):
+    """argmin / argmax over the candidates of the last axis (non-candidates score `fill`),
+    first index on ties, written as a loop over the few combatants: numpy reduces a
+    short last axis slowly, and no (n, slots, C) score array is built.
+    Returns the chosen column and its score."""
+    best = np.where(candidates[..., 0], column(0), fill)
+    small = np.int8 if c < 128 else np.intp  # less memory to pass over each column
+    chosen = np.zeros(best.shape, dtype=small)
+    keep = np.minimum if lower else np.maximum
+    for j in range(1, c):
+        v = np.where(candidates[..., j], column(j), fill)
+        chosen = np.where((v < best) if lower else (v > best), small(j), chosen)
+        keep(best, v, out=best)
+    return chosen, best

@@ -41,12 +41,17 @@ class BatchState:
     # (default: attacks, rounds). The engine's stall check ignores them (sim/engine.py).
 
     def take(self, keep: np.ndarray) -> None:
+        # A boolean mask becomes row numbers once: indexing a dozen arrays by the same
+        # mask would otherwise find its true entries a dozen times.
+        keep = np.asarray(keep)
+        if keep.dtype == bool:
+            keep = np.flatnonzero(keep)
         for f in fields(self):
             if f.name in self.per_batch:
                 continue
             value = getattr(self, f.name)
             if isinstance(value, np.ndarray):
-                setattr(self, f.name, value[keep])
+                setattr(self, f.name, value.take(keep, axis=0))
 
 
 @dataclass

@@ -12,6 +12,7 @@ from sim.rulesets.gods_and_monsters import schema as S
 from sim.rulesets.gods_and_monsters.situations import (
     CALLED, COVER_TABLE, COVERED, FULL, GRAB, HELD_IMMOBILIZED, HELD_NONE, IMMOBILE, K_CALLED, K_GRAB, K_KILL, K_KO,
     KILL, KNOCKOUT, ND_ATTACK, ND_DAMAGE, NORMAL, STRONG, UNAWARE, contest, half_up)
+from sim.rulesets.gods_and_monsters.lastaxis import any_last, argmax_last, sum_last
 
 KIND_NAMES = {K_CALLED: "makes a called shot", K_KO: "tries a knockout blow", K_KILL: "tries a killing blow",
               K_GRAB: "tries to grab"}
@@ -72,7 +73,7 @@ class AttackRound:
             # (the shooter excepted), "including the target".
             near = self.adj[rows, tgt] & (np.arange(C)[None, None, :] != owner[None, :, None]) \
                 & sx.slot_ranged[None, :, None] & (targets >= 0)[..., None]
-            count = 1 + near.sum(axis=2)
+            count = 1 + sum_last(near)
             melee_cover = np.where(count >= 5, FULL, np.where(count >= 2, STRONG, 0))
             cover = np.maximum(cover, melee_cover)
             bystanders = near if near.any() else None
@@ -115,11 +116,14 @@ class AttackRound:
             extra_hit = acting & extra_slot & (e_roll <= need)
             extra_dealt = np.where(extra_hit, e_damage + ND_DAMAGE[level], 0)
         on_target = body + extra_carried + extra_dealt
-        taken = np.bincount((rows * C + tgt)[acting], weights=on_target[acting], minlength=n * C)
+        # Slots not acting deal nothing (every amount is masked by a hit), so all slots go
+        # in: no boolean gathers.
+        cell = (rows * C + tgt).ravel()
+        taken = np.bincount(cell, weights=on_target.ravel(), minlength=n * C)
         taken = taken.reshape(n, C).astype(np.int32)
         direct_t = np.zeros((n, C), dtype=np.int32)
         if direct.any():
-            direct_t = np.bincount((rows * C + tgt)[acting], weights=direct[acting], minlength=n * C)
+            direct_t = np.bincount(cell, weights=direct.ravel(), minlength=n * C)
             direct_t = direct_t.reshape(n, C).astype(np.int32)
         stray_by = np.zeros((n, A), dtype=np.int32)
         if bystanders is not None:
@@ -130,15 +134,15 @@ class AttackRound:
             other_need = need[..., None] + def_t[..., None] - self.defense[:, None, :]
             would = (hit & ~called)[..., None] & bystanders & (roll[..., None] <= other_need)
             struck = would & (by_roll > ev_score)
-            choice = np.where(bystanders, noise, -1.0).argmax(axis=2)
-            has = bystanders.any(axis=2)
+            choice = argmax_last(np.where(bystanders, noise, -1.0))
+            has = any_last(bystanders)
             r_choice = np.take_along_axis(by_roll, choice[..., None], axis=2)[..., 0]
             dodge = sx.evasion[choice] - self.injury_pen[rows, choice] + self.defense[rows, choice]
             stray = acting & ~hit & has & (r_choice > dodge)
             struck |= stray[..., None] & (np.arange(C)[None, None, :] == choice[..., None])
             amount = np.where(struck, dealt[..., None] + np.where(stray, self.damage, 0)[..., None], 0)
             taken += amount.sum(axis=1).astype(np.int32)
-            stray_by = amount.sum(axis=2).astype(np.int32)
+            stray_by = sum_last(amount).astype(np.int32)
         onehot = setup.owner_onehot
         state.attacks += ((acting.astype(np.float32) + (acting & extra_slot)) @ onehot).astype(np.int32)
         state.hits += ((hit.astype(np.float32) + extra_hit) @ onehot).astype(np.int32)

@@ -23,6 +23,7 @@ from sim.rulesets.gods_and_monsters import schema as S
 from sim.rulesets.gods_and_monsters.situations import (
     ATTACK, ATTACKING, CAST, COVER, FLEE, FOREVER, HELD_IMMOBILIZED, HELD_NONE, HOLD, K_GRAB, LEAD, MANEUVER, NORMAL,
     RELOAD, TIE_UP, WITHDRAW, contest)
+from sim.rulesets.gods_and_monsters.lastaxis import any_last
 
 class XDraws:
     """Draws from the situations' stream with the batch's common-random-numbers rule."""
@@ -190,7 +191,7 @@ def step(setup, state, batch) -> None:
         movers = can_act & (action != HOLD) & (action != COVER) & (action != LEAD) & (action != WITHDRAW) \
             & (state.holding < 0)
         dist = movement.move(setup, state, standing, movers, target_mode, noise, t)
-    moved = (state.pos != before).any(axis=2)
+    moved = any_last(state.pos != before)
     slot_enemy = setup.enemy[owner]
     slot_dist = None if setup.static_dist is not None else dist[:, owner, :]
     if slot_dist is None:
@@ -199,7 +200,7 @@ def step(setup, state, batch) -> None:
         reachable = slot_enemy[None] & (slot_dist <= setup.slot_reach[None, :, None])
     # "Characters fighting within hand or extended weapon reach of their opponents are in close combat."
     adj = (dist <= sx.close_reach[None]) & setup.enemy[None] & standing[:, None, :]
-    in_close = adj.any(axis=2)
+    in_close = any_last(adj)
     health = (state.verve + state.survival).astype(np.float32)
 
     # Tying up an enemy an ally holds immobilized, when next to it.
@@ -207,7 +208,7 @@ def step(setup, state, batch) -> None:
     if sx.grab:
         immob = (state.held == HELD_IMMOBILIZED) & standing
         near_immob = adj & immob[:, None, :]
-        tying = can_act & near_immob.any(axis=2) & (state.holding < 0) & ~state.surprised & (
+        tying = can_act & any_last(near_immob) & (state.holding < 0) & ~state.surprised & (
             (action == TIE_UP) | (sx.tie_up[None, :] & ATTACKING[action]))
         action[tying] = TIE_UP
 
@@ -251,7 +252,7 @@ def step(setup, state, batch) -> None:
     # Which attack slots act this round, reloading multi-action weapons, and their targets.
     slot_action = action[:, owner]
     candidates = standing[:, None, :] & reachable
-    reaches = candidates.any(axis=2)
+    reaches = any_last(candidates)
     reload_slot = np.zeros((n, A), dtype=bool)
     free_now = None
     if sx.multi:

@@ -10,6 +10,7 @@ import numpy as np
 from sim import battlefield as bf
 from sim.policy import TARGET_MODES, choose_targets
 from sim.rulesets.gods_and_monsters import schema as S
+from sim.rulesets.gods_and_monsters.lastaxis import any_last, argmin_last, min_last
 
 RANDOM, NEAREST = TARGET_MODES.index("random"), TARGET_MODES.index("nearest")
 AUTO, ADVANCE, HOLD_GROUND, KITE, WITHDRAW = range(len(S.MOVES))
@@ -39,12 +40,15 @@ def move(setup, state, standing, may_act, target_mode, noise, t) -> np.ndarray:
     the one their targeting mode picks.
     """
     metric = setup.grid.metric
-    dist = bf.distances(state.pos, metric)
+    # Only this function moves anyone, so the distances left by last round's movement
+    # still hold (state.dist is compacted with the other state arrays).
+    dist = state.dist if state.dist is not None else bf.distances(state.pos, metric)
+    state.dist = dist
     if not setup.may_move:
         return dist
     enemies = standing[:, None, :] & setup.enemy[None]
     enemy_dist = np.where(enemies, dist, bf.FAR)
-    nearest_d = enemy_dist.min(axis=2)
+    nearest_d = min_last(enemy_dist)
     in_reach = nearest_d <= setup.max_reach[None, :]
     mode = setup.move_mode[None, :]
     away = may_act & (((mode == KITE) & (nearest_d < setup.kite_cells[None, :])) | (mode == WITHDRAW))
@@ -62,14 +66,22 @@ def move(setup, state, standing, may_act, target_mode, noise, t) -> np.ndarray:
         stop = np.broadcast_to(setup.max_reach, standing.shape)
         pos, _ = bf.step_toward(pos, setup.grid, close, goal, allowance, standing, stop, metric)
     if away.any():
-        threat = enemy_dist.argmin(axis=2)
+        threat = argmin_last(enemy_dist)
         pos, _ = bf.step_away(pos, setup.grid, away, threat, allowance, standing, metric)
     state.pos = pos
     if t:
         for c in np.flatnonzero((pos[t.pos] != before[t.pos]).any(axis=1)):
             t.line(f"{t.name(c)} moves to ({pos[t.pos, c, 0]}, {pos[t.pos, c, 1]}).")
         trace_map(t, setup, state, standing)
-    return bf.distances(pos, metric)
+    # Distances change only in the skirmishes where somebody moved.
+    moved = np.flatnonzero(any_last((pos != before).reshape(len(pos), -1)))
+    if len(moved) == len(pos):
+        dist = bf.distances(pos, metric)
+    elif len(moved):
+        dist = dist.copy()
+        dist[moved] = bf.distances(pos[moved], metric)
+    state.dist = dist
+    return dist
 
 
 def trace_map(t, setup, state, standing) -> None:

@@ -63,12 +63,16 @@ def _nearest_enemy_cells(setup, state, standing: np.ndarray) -> np.ndarray:
 
 def decide(setup, state, standing: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Action and target mode per (skirmish, combatant): the family's choice, then scripted rules."""
-    health = (state.verve + state.survival) / (setup.verve + setup.survival)[None, :]
-    flee = (health < setup.flee_below[None, :]) & standing
+    # Health is never negative, so only combatants with flee_below > 0 can flee by it.
+    morale = np.flatnonzero(setup.flee_below > 0)
+    flee = np.zeros(standing.shape, dtype=bool)
+    if len(morale):
+        health = (state.verve[:, morale] + state.survival[:, morale]) / (setup.verve + setup.survival)[morale]
+        flee[:, morale] = (health < setup.flee_below[morale]) & standing[:, morale]
     if setup.flee_after_bad_round.any() and state.round > 1:
         bad = (state.last_taken > 0) & (state.last_dealt == 0)
         flee |= bad & setup.flee_after_bad_round[None, :] & standing
-    action = np.where(flee, FLEE, ATTACK).astype(np.int8)
+    action = np.where(flee, np.int8(FLEE), np.int8(ATTACK))
     target = np.broadcast_to(setup.default_target, action.shape).copy()
     for c in setup.scripted:
         a, m = setup.policies[c].decide(observe(setup, state, c, standing), action[:, c])
