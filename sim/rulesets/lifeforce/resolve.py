@@ -220,7 +220,7 @@ def _apply_stunts(ctx, rows, att, tgt, w, total, bought, hit, second) -> None:
         allowance[k, c] = bought[sel, ST["skirmish"]] * rules["skirmish_stunt_cells"]
         state.pos[r], _ = bf.step_away(pos, setup.grid, movers, threat, allowance, state.status[r] == STANDING,
                                        setup.grid.metric)
-        ctx.refresh(r)
+        ctx.refresh(r, c)
     # Dual Strike: an attack on a second target that cannot generate stunt points.
     sel = has("dual_strike") & (second >= 0)
     if sel.any():

@@ -128,7 +128,7 @@ def _move(ctx, rows, a, desired, move, goal, stop) -> None:
             direction[k, c] = state.charge_dir[r, c]
             pos, _ = bf.move_line(pos, setup.grid, movers, direction, allowance, blocking)
         state.pos[r] = pos
-        ctx.refresh(r)
+        ctx.refresh(r, c)
     moved = (state.pos[rows, a] != start).any(axis=1)
     t = ctx.trace
     if t is not None and (rows == t.pos).any():
