@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim import battlefield as bf
+from sim.rulesets.lifeforce import walk as W
 from sim.rulesets.base import DEAD, STANDING, UNCONSCIOUS
 from sim.rulesets.lifeforce import tables as T
 from sim.rulesets.lifeforce.attacks import (armor_after_penetration, buy_stunts, critical_multiplier,
@@ -209,17 +209,10 @@ def _apply_stunts(ctx, rows, att, tgt, w, total, bought, hit, second) -> None:
     # Skirmish: step back from the target, a square per stunt bought.
     sel = has("skirmish")
     if sel.any():
-        r, c, k = rows[sel], att[sel], np.arange(sel.sum())
-        pos = state.pos[r]
-        shape = pos.shape[:2]
-        movers = np.zeros(shape, dtype=bool)
-        movers[k, c] = True
-        threat = np.full(shape, -1, dtype=np.int64)
-        threat[k, c] = tgt[sel]
-        allowance = np.zeros(shape, dtype=np.int32)
-        allowance[k, c] = bought[sel, ST["skirmish"]] * rules["skirmish_stunt_cells"]
-        state.pos[r], _ = bf.step_away(pos, setup.grid, movers, threat, allowance, state.status[r] == STANDING,
-                                       setup.grid.metric)
+        r, c = rows[sel], att[sel]
+        allowance = bought[sel, ST["skirmish"]] * rules["skirmish_stunt_cells"]
+        state.pos[r, c] = W.away(state.pos[r], setup.grid, c, tgt[sel], allowance, state.status[r] == STANDING,
+                                 setup.grid.metric)
         ctx.refresh(r, c)
     # Dual Strike: an attack on a second target that cannot generate stunt points.
     sel = has("dual_strike") & (second >= 0)

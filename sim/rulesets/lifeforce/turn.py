@@ -12,6 +12,7 @@ from sim.rulesets.base import STANDING
 from sim.rulesets.lifeforce import grapple as G
 from sim.rulesets.lifeforce import policies as P
 from sim.rulesets.lifeforce import tables as T
+from sim.rulesets.lifeforce import walk as W
 from sim.rulesets.lifeforce.resolve import (READY_BLOCK, READY_NONE, READY_OPPORTUNITY, end_grapple,
                                             opportunity_attacks, resolve_attack)
 
@@ -102,32 +103,22 @@ def _move(ctx, rows, a, desired, move, goal, stop) -> None:
         return
     before = ctx.dist[rows].copy()
     start = state.pos[rows, a].copy()
-    for mode, who in ((m, c) for m in (P.TOWARD, P.AWAY, P.LINE) for c in range(C)):
-        sel = go & (move == mode) & (a == who)
+    # One creature moves per row, so every row of a kind of move walks at once (the
+    # battlefield's walk would step each column over its rows in turn).
+    for mode in (P.TOWARD, P.AWAY, P.LINE):
+        sel = go & (move == mode)
         if not sel.any():
             continue
-        # Only the rows where this creature moves go through the battlefield's walk, so
-        # it steps one combatant column instead of every column for every row.
-        r, c, k = rows[sel], a[sel], np.arange(sel.sum())
+        r, c = rows[sel], a[sel]
         pos = state.pos[r]
         blocking = state.status[r] == STANDING
-        movers = np.zeros(blocking.shape, dtype=bool)
-        movers[k, c] = True
-        allowance = np.zeros(blocking.shape, dtype=np.int32)
-        allowance[k, c] = allow[sel]
-        target = np.full(blocking.shape, -1, dtype=np.int64)
-        target[k, c] = goal[sel]
         if mode == P.TOWARD:
-            within = np.zeros(blocking.shape, dtype=np.int32)
-            within[k, c] = stop[sel]
-            pos, _ = bf.step_toward(pos, setup.grid, movers, target, allowance, blocking, within, setup.grid.metric)
+            cell = W.toward(pos, setup.grid, c, goal[sel], allow[sel], blocking, stop[sel], setup.grid.metric)
         elif mode == P.AWAY:
-            pos, _ = bf.step_away(pos, setup.grid, movers, target, allowance, blocking, setup.grid.metric)
+            cell = W.away(pos, setup.grid, c, goal[sel], allow[sel], blocking, setup.grid.metric)
         else:
-            direction = np.zeros(pos.shape, dtype=np.int8)
-            direction[k, c] = state.charge_dir[r, c]
-            pos, _ = bf.move_line(pos, setup.grid, movers, direction, allowance, blocking)
-        state.pos[r] = pos
+            cell = W.line(pos, setup.grid, c, state.charge_dir[r, c], allow[sel], blocking)
+        state.pos[r, c] = cell
         ctx.refresh(r, c)
     moved = (state.pos[rows, a] != start).any(axis=1)
     t = ctx.trace

@@ -1,0 +1,53 @@
+"""The one-mover-per-row walks give exactly the shared battlefield's positions."""
+import numpy as np
+import pytest
+
+from sim import battlefield as bf
+from sim.rulesets.lifeforce import walk as W
+
+
+def _case(seed, metric, m=400, C=6, size=7):
+    rng = np.random.default_rng(seed)
+    grid = bf.Grid(size, size, 5.0, "ft", metric)
+    # Distinct cells per row, crowded so that blocking and sidesteps happen.
+    flat = np.argsort(rng.random((m, size * size)), axis=1)[:, :C]
+    pos = np.stack([flat % size, flat // size], axis=2).astype(np.int16)
+    who = rng.integers(0, C, m)
+    goal = (who + rng.integers(1, C, m)) % C
+    goal[rng.random(m) < 0.1] = -1
+    allowance = rng.integers(0, 6, m).astype(np.int32)
+    blocking = rng.random((m, C)) < 0.8
+    stop = rng.integers(1, 3, m)
+    return grid, pos, who, goal, allowance, blocking, stop
+
+
+def _columns(m, C, who, values, fill, dtype):
+    out = np.full((m, C) + np.shape(values)[1:], fill, dtype=dtype)
+    out[np.arange(m), who] = values
+    return out
+
+
+@pytest.mark.parametrize("metric", bf.METRICS)
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_walks_match_the_battlefield(metric, seed):
+    grid, pos, who, goal, allowance, blocking, stop = _case(seed, metric)
+    m, C = who.shape[0], pos.shape[1]
+    movers = _columns(m, C, who, True, False, bool)
+    target = _columns(m, C, who, goal, -1, np.int64)
+    allow = _columns(m, C, who, allowance, 0, np.int32)
+    within = _columns(m, C, who, stop, 0, np.int32)
+    k = np.arange(m)
+
+    ref, _ = bf.step_toward(pos, grid, movers, target, allow, blocking, within, metric)
+    got = W.toward(pos, grid, who, goal, allowance, blocking, stop, metric)
+    assert (got == ref[k, who]).all()
+    assert (got != pos[k, who]).any(axis=1).sum() > m // 4  # the case does move people
+
+    ref, _ = bf.step_away(pos, grid, movers, target, allow, blocking, metric)
+    got = W.away(pos, grid, who, goal, allowance, blocking, metric)
+    assert (got == ref[k, who]).all()
+
+    direction = np.random.default_rng(seed).integers(-1, 2, (m, 2)).astype(np.int8)
+    ref, _ = bf.move_line(pos, grid, movers, _columns(m, C, who, direction, 0, np.int8), allow, blocking)
+    got = W.line(pos, grid, who, direction, allowance, blocking)
+    assert (got == ref[k, who]).all()
