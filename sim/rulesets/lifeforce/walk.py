@@ -25,9 +25,19 @@ def _setup(pos, who, blocking):
     return cur, others
 
 
-def _occupied(cells, pos, others):
-    same = (cells[:, :, None, 0] == pos[:, None, :, 0]) & (cells[:, :, None, 1] == pos[:, None, :, 1])
-    return (same & others[:, None, :]).any(axis=2)
+def _code(xy, grid) -> np.ndarray:
+    """One int per cell, unique for cells up to one step outside the grid."""
+    return (xy[..., 0].astype(np.int32) + 1) * (grid.height + 2) + (xy[..., 1].astype(np.int32) + 1)
+
+
+def _blockers(pos, others, grid) -> np.ndarray:
+    """(m, C) cell codes of the creatures that block, -1 for the others."""
+    return np.where(others, _code(pos, grid), -1)
+
+
+def _occupied(codes, blockers) -> np.ndarray:
+    """codes (m, K) -> (m, K): a blocking creature stands there."""
+    return (codes[:, :, None] == blockers[:, None, :]).any(axis=2)
 
 
 def _walk(pos, grid, who, goal, allowance, blocking, stop_within, metric, toward: bool) -> np.ndarray:
@@ -37,7 +47,8 @@ def _walk(pos, grid, who, goal, allowance, blocking, stop_within, metric, toward
     tgt = pos[np.arange(len(who)), goal]
     budget = np.asarray(allowance, dtype=np.int32)
     idx = np.flatnonzero((budget > 0) & (goal >= 0))
-    P, O, T, B, cu = pos[idx], others[idx], tgt[idx], budget[idx], cur[idx]
+    O, T, B, cu = _blockers(pos[idx], others[idx], grid), tgt[idx], budget[idx], cur[idx]
+    ncode = _code(bf.NEIGHBOURS, grid) - _code(np.zeros(2, np.int16), grid)
     sw = None if stop_within is None else np.asarray(stop_within)[idx]
     prev = cu.copy()
     diag = np.zeros(len(idx), dtype=np.int32)
@@ -51,22 +62,23 @@ def _walk(pos, grid, who, goal, allowance, blocking, stop_within, metric, toward
             here = -d.astype(float)
             active = B > 0
         if not active.all():
-            idx, P, O, T, B, cu, prev, diag, side_left, here = (
-                x[active] for x in (idx, P, O, T, B, cu, prev, diag, side_left, here))
+            idx, O, T, B, cu, prev, diag, side_left, here = (
+                x[active] for x in (idx, O, T, B, cu, prev, diag, side_left, here))
             if sw is not None:
                 sw = sw[active]
             if not len(idx):
                 break
         cells = cu[:, None, :] + bf.NEIGHBOURS[None]
+        codes = _code(cu, grid)[:, None] + ncode[None, :]
         cost = bf._step_cost(diag, metric)
-        ok = bf._inside(cells, grid) & ~_occupied(cells, P, O) & (cost <= B[:, None])
+        ok = bf._inside(cells, grid) & ~_occupied(codes, O) & (cost <= B[:, None])
         dd = cells.astype(np.int32) - T[:, None, :]
         if toward:
             score = bf._metric(dd[..., 0], dd[..., 1], metric) + (dd[..., 0] ** 2 + dd[..., 1] ** 2) / 1e4
         else:
             score = -bf._metric(dd[..., 0], dd[..., 1], metric).astype(float)
         score = np.where(ok, score, np.inf)
-        back = (cells == prev[:, None, :]).all(axis=2)
+        back = codes == _code(prev, grid)[:, None]
         score = np.where(back, np.inf, score)
         best = score.argmin(axis=1)
         k = np.arange(len(idx))
@@ -76,8 +88,8 @@ def _walk(pos, grid, who, goal, allowance, blocking, stop_within, metric, toward
         go = better | side
         if not go.all():
             # A mover that does not step now never will: nothing it depends on changes.
-            idx, P, O, T, B, cu, prev, diag, side_left, best, side, cost = (
-                x[go] for x in (idx, P, O, T, B, cu, prev, diag, side_left, best, side, cost))
+            idx, O, T, B, cu, prev, diag, side_left, best, side, cost = (
+                x[go] for x in (idx, O, T, B, cu, prev, diag, side_left, best, side, cost))
             if sw is not None:
                 sw = sw[go]
             if not len(idx):
@@ -109,11 +121,11 @@ def line(pos, grid, who, direction, allowance, blocking):
     direction = np.asarray(direction, dtype=np.int16)
     budget = np.asarray(allowance, dtype=np.int32)
     idx = np.flatnonzero((budget > 0) & (direction != 0).any(axis=1))
-    P, O, B, cu, dr = pos[idx], others[idx], budget[idx], cur[idx], direction[idx]
+    O, B, cu, dr = _blockers(pos[idx], others[idx], grid), budget[idx], cur[idx], direction[idx]
     while len(idx):
         nxt = cu + dr
-        ok = (B > 0) & bf._inside(nxt[:, None], grid)[:, 0] & ~_occupied(nxt[:, None], P, O)[:, 0]
-        idx, P, O, B, dr, cu = (x[ok] for x in (idx, P, O, B, dr, nxt))
+        ok = (B > 0) & bf._inside(nxt, grid) & ~_occupied(_code(nxt, grid)[:, None], O)[:, 0]
+        idx, O, B, dr, cu = (x[ok] for x in (idx, O, B, dr, nxt))
         B = B - 1
         out[idx] = cu
     return out
