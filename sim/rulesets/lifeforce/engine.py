@@ -169,9 +169,10 @@ class Ctx:
     def new_turn(self) -> None:
         """Every die a turn may need, drawn with fixed shapes (common random numbers)."""
         b, C, die = self.batch, self.C, self.setup.rules["attack_die"]
-        self.roll = b.d(die, C).astype(np.int32)
-        self.sec = b.d(die, C, 4).astype(np.int32)
-        self.grap = b.d(die, 2, 3).astype(np.int32)
+        # Kept as drawn (int16); the few rows that use a die widen it to int32 when read.
+        self.roll = b.d(die, C)
+        self.sec = b.d(die, C, 4)
+        self.grap = b.d(die, 2, 3)
         # Damage dice as uniforms per possible attacker (its attack, its Dual Strike) and
         # per defender (its shield); faces are computed only for the rows that hit.
         self.u_damage = b.uniform(C, 2, self.setup.w_dice.max_count or 1)

@@ -64,7 +64,7 @@ def resolve_attack(ctx, rows, att, tgt, w, off_bonus=0, dmg_bonus=0, allow_stunt
     defence = (T.DEFENCE_BASE + np.where(flat, 0, setup.dodge[tgt])
                + np.where(melee, tm["melee_defence"], tm["ranged_defence"]))
     offence = setup.w_skill[w] + setup.offence[att] + off_bonus + am["offence"]
-    roll = ctx.roll[rows, att] if allow_stunts else ctx.sec[rows, att, 2]
+    roll = (ctx.roll[rows, att] if allow_stunts else ctx.sec[rows, att, 2]).astype(np.int32)
     total = roll + offence
     hit = total > defence
     generates = allow_stunts & setup.generates[att] & ~state.stunted[rows, att]
@@ -171,7 +171,7 @@ def _apply_stunts(ctx, rows, att, tgt, w, total, bought, hit, second) -> None:
     state.seize[rows[sel], att[sel]] = 1
     d_ds = rules["defensive_stance_defences"]
     ds_tgt = state.ds[rows, tgt] * T.CONDITIONS["defensive_stance"][1]
-    sec = ctx.sec[rows, att]
+    sec = ctx.sec[rows, att].astype(np.int32)
     initiator = rules["initiator_check"] == "d100_skill"
     # Disarm: the target rolls an attack with what it holds (its first weapon); lower than
     # our total drops it, and it fights bare-handed until it picks the weapon up.

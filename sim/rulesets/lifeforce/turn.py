@@ -238,7 +238,7 @@ def _engage(ctx, rows, a, tgt, adjacent) -> None:
     bonus = rules["grapple_offence_bonus"]
     mine = setup.athletics[a] + (setup.offence[a] if bonus != "none" else 0)
     theirs = setup.athletics[tg] + (setup.offence[tg] if bonus == "both" else 0)
-    g = ctx.grap[rows]
+    g = ctx.grap[rows].astype(np.int32)
     ti, td = g[:, 0, 0] + mine, g[:, 1, 0] + theirs
     retry = rules["grapple_ties"] == "reroll"
     won, level = G.engage(ti, td, g[:, 0, 2] + mine if retry else None, g[:, 1, 2] + theirs if retry else None)
@@ -274,7 +274,7 @@ def grapple_check(ctx, rows, a) -> None:
     # Pinned grants the dominant grappler advantage; not contesting gives disadvantage.
     adv_a = G.net_advantage(level == T.PINNED, ~state.contesting[rows, a])
     adv_b = G.net_advantage(np.zeros(len(rows), dtype=bool), ~state.contesting[rows, b])
-    g = ctx.grap[rows]
+    g = ctx.grap[rows].astype(np.int32)
     ta = G.keep_roll(g[:, 0, :2], adv_a) + mod_a
     tb = G.keep_roll(g[:, 1, :2], adv_b) + mod_b
     retry = rules["grapple_ties"] == "reroll"
