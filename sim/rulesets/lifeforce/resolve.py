@@ -15,19 +15,20 @@ READY_NONE, READY_BLOCK, READY_OPPORTUNITY = 0, 1, 2
 ST = T.STUNT
 
 
+def _bits(state, rows, who) -> tuple[np.ndarray, ...]:
+    """(m,) bool per condition of `who`, in tables.CONDITION_NAMES order."""
+    track, dom = state.track[rows, who], state.dominant[rows, who]
+    return (state.prone[rows, who], state.hastened[rows, who] > 0, state.slowed[rows, who] > 0,
+            state.ds[rows, who], track > 0, (track == T.HELD) & ~dom, (track == T.PINNED) & ~dom,
+            state.threatened_by[rows, who] >= 0, state.disarmed[rows, who])
+
+
 def flags(state, rows, who) -> np.ndarray:
     """(m, K) which conditions `who` has, in tables.CONDITION_NAMES order."""
-    track, dom = state.track[rows, who], state.dominant[rows, who]
-    return np.stack([
-        state.prone[rows, who], state.hastened[rows, who] > 0, state.slowed[rows, who] > 0,
-        state.ds[rows, who], track > 0, (track == T.HELD) & ~dom, (track == T.PINNED) & ~dom,
-        state.threatened_by[rows, who] >= 0, state.disarmed[rows, who],
-    ], axis=1)
+    return np.stack(_bits(state, rows, who), axis=1)
 
 
-def condition_mods(setup, state, rows, who) -> dict[str, np.ndarray]:
-    f = flags(state, rows, who)
-    tab = setup.cond
+def _mods(f, tab) -> dict[str, np.ndarray]:
     return {
         "offence": (f * tab["offence"]).sum(axis=1),
         "melee_defence": (f * tab["melee_defence"]).sum(axis=1),
@@ -35,6 +36,31 @@ def condition_mods(setup, state, rows, who) -> dict[str, np.ndarray]:
         "moves": ~(f & ~tab["moves"]).any(axis=1),
         "begins": ~(f & ~tab["begins"]).any(axis=1),
     }
+
+
+_LUTS: dict[int, tuple] = {}
+
+
+def _mods_table(tab) -> dict[str, np.ndarray]:
+    """_mods for every combination of flags, indexed by the flags as bits (built once per table)."""
+    hit = _LUTS.get(id(tab))
+    if hit is None or hit[0] is not tab:
+        if len(_LUTS) > 64:  # sweeps build many setups; keep the cache small
+            _LUTS.clear()
+        K = len(T.CONDITION_NAMES)
+        combos = (np.arange(1 << K)[:, None] >> np.arange(K)[None, :]) & 1 == 1
+        hit = _LUTS[id(tab)] = (tab, _mods(combos, tab))
+    return hit[1]
+
+
+def condition_mods(setup, state, rows, who) -> dict[str, np.ndarray]:
+    # Looked up by the flags' bit pattern: the same values and dtypes as summing the
+    # table's rows, without (m, K) temporaries for each of the five columns.
+    bits = _bits(state, rows, who)
+    code = bits[0].astype(np.intp)
+    for i in range(1, len(bits)):
+        code |= bits[i].astype(np.intp) << i
+    return {k: v[code] for k, v in _mods_table(setup.cond).items()}
 
 
 def can_react(setup, state, rows, who, kind: str) -> tuple[np.ndarray, np.ndarray]:

@@ -1,4 +1,4 @@
-"""The one-mover-per-row walks give exactly the shared battlefield's positions."""
+"""Lifeforce fast paths give exactly what the plain code gives: walks, condition lookups."""
 import numpy as np
 import pytest
 
@@ -51,3 +51,26 @@ def test_walks_match_the_battlefield(metric, seed):
     ref, _ = bf.move_line(pos, grid, movers, _columns(m, C, who, direction, 0, np.int8), allow, blocking)
     got = W.line(pos, grid, who, direction, allowance, blocking)
     assert (got == ref[k, who]).all()
+
+
+def test_condition_lookup_matches_summing_the_table():
+    from types import SimpleNamespace
+
+    from sim.rulesets.lifeforce import resolve as RS
+    from sim.rulesets.lifeforce import tables as T
+    rng = np.random.default_rng(5)
+    m, C = 3000, 4
+    state = SimpleNamespace(
+        prone=rng.random((m, C)) < 0.3, hastened=rng.integers(0, 2, (m, C)), slowed=rng.integers(0, 2, (m, C)),
+        ds=rng.random((m, C)) < 0.3, track=rng.integers(0, 4, (m, C)), dominant=rng.random((m, C)) < 0.5,
+        threatened_by=rng.integers(-1, 2, (m, C)), disarmed=rng.random((m, C)) < 0.3)
+    tab = T.condition_table({"prone": {"moves": True, "offence": -3}, "held": {"begins": True},
+                             "threatened": {"offence": -2}})
+    setup = SimpleNamespace(cond=tab)
+    rows, who = np.arange(m), rng.integers(0, C, m)
+    got = RS.condition_mods(setup, state, rows, who)
+    want = RS._mods(RS.flags(state, rows, who), tab)
+    assert got.keys() == want.keys()
+    for k in want:
+        assert got[k].dtype == want[k].dtype and (got[k] == want[k]).all(), k
+    assert len(np.unique(got["offence"])) > 2  # the case mixes conditions
