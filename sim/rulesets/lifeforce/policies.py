@@ -57,7 +57,16 @@ def update_targets(ctx, rows, a) -> None:
     m = np.arange(len(rows))
     cur = state.target[rows, a]
     ok = (cur >= 0) & (state.status[rows, np.maximum(cur, 0)] == STANDING)
-    new = pick_target(ctx, rows, a, setup.target_mode[a])
+    modes = setup.target_mode[a]
+    # A new pick is needed where the target fell; focus-mode picks are made every turn
+    # too, as they may set the side's focus. Picks are row by row, so the others are skipped.
+    need = ~ok | (modes == FOCUS)
+    if need.all():
+        new = pick_target(ctx, rows, a, modes)
+    else:
+        new = np.full(len(rows), -1, dtype=np.intp)
+        if need.any():
+            new[need] = pick_target(ctx, rows[need], a[need], modes[need])
     cur = np.where(ok, cur, new)
     reach = setup.w_reach[setup.current_melee(state, rows, a)]
     d = ctx.dist[rows, a]
