@@ -37,7 +37,11 @@ def _blockers(pos, others, grid) -> np.ndarray:
 
 def _occupied(codes, blockers) -> np.ndarray:
     """codes (m, K) -> (m, K): a blocking creature stands there."""
-    return (codes[:, :, None] == blockers[:, None, :]).any(axis=2)
+    # A loop over the few creatures beats an (m, K, C) temporary reduced over its short axis.
+    occ = codes == blockers[:, :1]
+    for j in range(1, blockers.shape[1]):
+        occ |= codes == blockers[:, j:j + 1]
+    return occ
 
 
 def _walk(pos, grid, who, goal, allowance, blocking, stop_within, metric, toward: bool) -> np.ndarray:
@@ -48,7 +52,6 @@ def _walk(pos, grid, who, goal, allowance, blocking, stop_within, metric, toward
     budget = np.asarray(allowance, dtype=np.int32)
     idx = np.flatnonzero((budget > 0) & (goal >= 0))
     O, T, B, cu = _blockers(pos[idx], others[idx], grid), tgt[idx], budget[idx], cur[idx]
-    ncode = _code(bf.NEIGHBOURS, grid) - _code(np.zeros(2, np.int16), grid)
     sw = None if stop_within is None else np.asarray(stop_within)[idx]
     prev = cu.copy()
     diag = np.zeros(len(idx), dtype=np.int32)
@@ -68,15 +71,18 @@ def _walk(pos, grid, who, goal, allowance, blocking, stop_within, metric, toward
                 sw = sw[active]
             if not len(idx):
                 break
-        cells = cu[:, None, :] + bf.NEIGHBOURS[None]
-        codes = _code(cu, grid)[:, None] + ncode[None, :]
+        # x and y of the eight neighbours as separate (m, 8) arrays (contiguous, int32).
+        cx = cu[:, 0, None].astype(np.int32) + bf.NEIGHBOURS[None, :, 0]
+        cy = cu[:, 1, None].astype(np.int32) + bf.NEIGHBOURS[None, :, 1]
+        codes = (cx + 1) * (grid.height + 2) + (cy + 1)
         cost = bf._step_cost(diag, metric)
-        ok = bf._inside(cells, grid) & ~_occupied(codes, O) & (cost <= B[:, None])
-        dd = cells.astype(np.int32) - T[:, None, :]
+        inside = (cx >= 0) & (cx < grid.width) & (cy >= 0) & (cy < grid.height)
+        ok = inside & ~_occupied(codes, O) & (cost <= B[:, None])
+        dx, dy = cx - T[:, 0, None], cy - T[:, 1, None]
         if toward:
-            score = bf._metric(dd[..., 0], dd[..., 1], metric) + (dd[..., 0] ** 2 + dd[..., 1] ** 2) / 1e4
+            score = bf._metric(dx, dy, metric) + (dx ** 2 + dy ** 2) / 1e4
         else:
-            score = -bf._metric(dd[..., 0], dd[..., 1], metric).astype(float)
+            score = -bf._metric(dx, dy, metric).astype(float)
         score = np.where(ok, score, np.inf)
         back = codes == _code(prev, grid)[:, None]
         score = np.where(back, np.inf, score)
