@@ -74,3 +74,24 @@ def test_condition_lookup_matches_summing_the_table():
     for k in want:
         assert got[k].dtype == want[k].dtype and (got[k] == want[k]).all(), k
     assert len(np.unique(got["offence"])) > 2  # the case mixes conditions
+
+
+def test_line_steps_matches_walking_the_line():
+    from sim.rulesets.lifeforce.policies import line_steps
+    rng = np.random.default_rng(9)
+    m = 5000
+    start = rng.integers(0, 20, (m, 2)).astype(np.int16)
+    tpos = rng.integers(0, 20, (m, 2)).astype(np.int16)
+    direction = rng.integers(-1, 2, (m, 2)).astype(np.int8)
+    direction[: m // 2] = np.sign(tpos[: m // 2] - start[: m // 2])  # as charges aim
+    reach = rng.integers(1, 4, m)
+    limit = rng.integers(0, 12, m)
+    want = np.zeros(m, dtype=np.int32)
+    for k in range(1, limit.max() + 1):  # the definition: walk square by square
+        cell = start.astype(np.int32) + k * direction
+        hit = (np.abs(cell - tpos).max(axis=1) <= reach) & (want == 0) & (k <= limit)
+        want[hit] = k
+    got = line_steps(start, direction, tpos, reach, limit)
+    assert (got == want).all()
+    assert (want > 0).mean() > 0.2
+    assert (line_steps(start, direction, tpos, 2, 6) == line_steps(start, direction, tpos, np.full(m, 2), np.full(m, 6))).all()
