@@ -98,7 +98,12 @@ def resolve_attack(ctx, rows, att, tgt, w, off_bonus=0, dmg_bonus=0, allow_stunt
     state.stunted[rows[points > 0], att[points > 0]] = True
 
     # Which stunts could do anything here, then the policy's buying order.
-    second = _second_target(ctx, rows, att, tgt, w) if allow_stunts else np.full(len(rows), -1)
+    # Only hits with stunt points buy anything (a miss's stunts are void), so only their
+    # rows look for a second target and go through the buying.
+    buying = points > 0
+    second = np.full(len(rows), -1, dtype=np.intp)
+    if allow_stunts and buying.any():
+        second[buying] = _second_target(ctx, rows[buying], att[buying], tgt[buying], w[buying])
     applicable = np.ones((len(rows), len(T.STUNTS)), dtype=bool)
     applicable[:, ST["rapid_reload"]] = setup.w_loading[w]
     applicable[:, ST["skirmish"]] = rules["skirmish_stunt_cells"] > 0
@@ -109,8 +114,10 @@ def resolve_attack(ctx, rows, att, tgt, w, off_bonus=0, dmg_bonus=0, allow_stunt
     applicable[:, ST["seize_the_initiative"]] = rules["seize_the_initiative"] != "none"
     applicable[:, ST["defensive_stance"]] = ~state.ds[rows, att]
     costs = setup.stunt_costs[setup.w_table[w]]
-    bought = buy_stunts(points, setup.stunt_priority[att], costs, applicable)
-    bought[~hit] = 0
+    bought = np.zeros(applicable.shape, dtype=np.int16)
+    if buying.any():
+        bought[buying] = buy_stunts(points[buying], setup.stunt_priority[att[buying]], costs[buying],
+                                    applicable[buying])
 
     # Damage of a hit.
     sb = np.where(melee, strength_damage(setup.sb[att], setup.w_two[w], rules["two_handed_multiplier"]), 0)
