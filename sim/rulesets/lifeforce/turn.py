@@ -101,7 +101,7 @@ def _move(ctx, rows, a, desired, move, goal, stop) -> None:
     go = (move != P.NO_MOVE) & (allow > 0) & (goal >= 0)
     if not go.any():
         return
-    before = ctx.dist[rows].copy()
+    before = ctx.dist[rows, :, a]  # (m, C) distances to the mover (a copy: fancy indexing)
     start = state.pos[rows, a].copy()
     # One creature moves per row, so every row of a kind of move walks at once (the
     # battlefield's walk would step each column over its rows in turn).
@@ -118,8 +118,10 @@ def _move(ctx, rows, a, desired, move, goal, stop) -> None:
             cell = W.away(pos, setup.grid, c, goal[sel], allow[sel], blocking, setup.grid.metric)
         else:
             cell = W.line(pos, setup.grid, c, state.charge_dir[r, c], allow[sel], blocking)
+        stepped = (cell != state.pos[r, c]).any(axis=1)
         state.pos[r, c] = cell
-        ctx.refresh(r, c)
+        if stepped.any():
+            ctx.refresh(r[stepped], c[stepped])
     moved = (state.pos[rows, a] != start).any(axis=1)
     t = ctx.trace
     if t is not None and (rows == t.pos).any():
@@ -133,7 +135,7 @@ def _move(ctx, rows, a, desired, move, goal, stop) -> None:
         # reach, or ended deeper inside than the edge, so its last step began in reach
         # (distance changes by at most one square a step).
         r, c = rows[moved], a[moved]
-        start_d, end_d = before[moved, :, c], ctx.dist[r, :, c]
+        start_d, end_d = before[moved], ctx.dist[r, :, c]
         reach = setup.w_reach[setup.current_melee(state, r[:, None], np.arange(C)[None, :])]
         passed = np.where(end_d < reach, np.minimum(start_d, reach), start_d)
         opportunity_attacks(ctx, r, c, passed, "moves")
