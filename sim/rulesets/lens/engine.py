@@ -161,7 +161,7 @@ def _phase(setup: Setup, state: State, batch, in_phase: np.ndarray, n: int, C: i
         if t is not None and live[t.pos]:
             sub_t = _RowTrace(t, int(np.searchsorted(rows, t.pos)))
         _beat_all(setup, sub, chars, in_phase[rows], D.take(draws, rows), sub_t)
-        _put_back(state, sub, rows)
+        _put_back(setup, state, sub, rows)
 
 
 def _beat_all(setup, state, chars, in_phase, draws, t) -> None:
@@ -171,12 +171,15 @@ def _beat_all(setup, state, chars, in_phase, draws, t) -> None:
             actions.beat(setup, state, c, acting, draws, t)
 
 
-def _put_back(state: State, sub: State, rows: np.ndarray) -> None:
+def _put_back(setup: Setup, state: State, sub: State, rows: np.ndarray) -> None:
     for name in _ROW_FIELDS:
         full, part = getattr(state, name), getattr(sub, name)
         if full is None:
             continue
-        if part is None:  # the cache was dropped (somebody moved): drop it for all rows
+        if part is None and name == "dist":
+            # Somebody moved in these rows: their distances are redone, the others' kept.
+            part = space.distances(setup, sub)
+        if part is None:
             setattr(state, name, None)
         else:
             full[rows] = part
