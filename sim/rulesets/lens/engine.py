@@ -9,13 +9,15 @@ variants of a scenario stay on common random numbers.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import copy
+from dataclasses import dataclass, fields
 
 import numpy as np
 
 from sim.policy import choose_targets
 from sim.rulesets.base import DRAW, STANDING, BatchState, Outcome
 from sim.rulesets.lens import actions, policies as P, resolve, space
+from sim.rulesets.lens import draws as D
 from sim.rulesets.lens import tables as T
 from sim.rulesets.lens.setup import Setup, build  # noqa: F401  (build is part of the surface)
 
@@ -51,6 +53,9 @@ class State(BatchState):
     pos: np.ndarray | None = None
     early: np.ndarray | None = None  # (N, C) acts before the opponents this round
     dist: np.ndarray | None = None  # (N, C, C) cells, cached until somebody moves
+
+
+_ROW_FIELDS = tuple(f.name for f in fields(State) if f.name not in State.per_batch)
 
 
 def _beats(setup: Setup) -> int:
@@ -92,21 +97,6 @@ def init(setup: Setup, batch) -> State:
     return state
 
 
-def _draws(setup, batch, n, C):
-    def dice(table):
-        rows = batch.chunk_size if batch.crn else n
-        out = table.roll(batch.rng, rows)
-        return out[batch.ids] if batch.crn and n != batch.chunk_size else out
-    # A character's blow on a character is defended (and may be riposted) with this beat's
-    # draws; against monsters only the attack roll's five uniforms are needed.
-    pvp = setup.extra["pvp"]
-    weapon = dice(setup.weapon_dice)
-    return {"u": batch.uniform(C, 20 if pvp else 5), "noise": batch.uniform(C, C), "weapon": weapon,
-            "spell": dice(setup.spell_dice), "item": dice(setup.item_dice),
-            "aux": {"weapon_damage": dice(setup.weapon_dice) if pvp else weapon,
-                    "noise8": batch.uniform(8) if pvp else None}}
-
-
 def _start_round(setup: Setup, state: State, surprised_chars: bool, t) -> np.ndarray:
     """Deal Momentum; returns the (N, C) attacks each monster loses this round."""
     standing = state.status == STANDING
@@ -144,14 +134,68 @@ def _update_focus(setup: Setup, state: State, noise: np.ndarray) -> None:
         state.focus[:, s] = np.where(ok, cur, np.where(enemies.any(axis=1), fresh, -1))
 
 
+# A beat is played on the rows where somebody still acts, copied out and written back,
+# once they are at most this share of the batch: after the first beats most characters
+# have spent their Momentum, and the copy costs less than full-size masked work.
+COMPRESS_SHARE = 0.6
+
+
 def _phase(setup: Setup, state: State, batch, in_phase: np.ndarray, n: int, C: int, t) -> None:
     chars = np.flatnonzero(setup.is_char)
     for _ in range(_beats(setup)):
-        draws = _draws(setup, batch, n, C)
-        for c in chars:
-            acting = in_phase[:, c] & (state.status[:, c] == STANDING) & ~state.turn_over[:, c]
-            if acting.any():
-                actions.beat(setup, state, c, acting, draws, t)
+        # Draws are made for every row whatever happens (same stream, common random numbers).
+        draws = D.beat_draws(setup, batch, n, C)
+        # Nobody's turn_over is cleared inside a phase and nobody stands up, so the rows
+        # where a character can act at the start of the beat hold every later actor too.
+        can = (in_phase & (state.status == STANDING) & ~state.turn_over)[:, chars]
+        live = can.any(axis=1)
+        rows = np.flatnonzero(live)
+        if len(rows) == 0:
+            continue
+        if len(rows) > COMPRESS_SHARE * n:
+            _beat_all(setup, state, chars, in_phase, draws, t)
+            continue
+        sub = copy.copy(state)
+        sub.take(rows)
+        sub_t = None
+        if t is not None and live[t.pos]:
+            sub_t = _RowTrace(t, int(np.searchsorted(rows, t.pos)))
+        _beat_all(setup, sub, chars, in_phase[rows], D.take(draws, rows), sub_t)
+        _put_back(setup, state, sub, rows)
+
+
+def _beat_all(setup, state, chars, in_phase, draws, t) -> None:
+    for c in chars:
+        acting = in_phase[:, c] & (state.status[:, c] == STANDING) & ~state.turn_over[:, c]
+        if acting.any():
+            actions.beat(setup, state, c, acting, draws, t)
+
+
+def _put_back(setup: Setup, state: State, sub: State, rows: np.ndarray) -> None:
+    for name in _ROW_FIELDS:
+        full, part = getattr(state, name), getattr(sub, name)
+        if full is None:
+            continue
+        if part is None and name == "dist":
+            # Somebody moved in these rows: their distances are redone, the others' kept.
+            part = space.distances(setup, sub)
+        if part is None:
+            setattr(state, name, None)
+        else:
+            full[rows] = part
+
+
+class _RowTrace:
+    """The tracer seen from a subset of rows: the traced skirmish is row `pos` of it."""
+
+    def __init__(self, t, pos: int):
+        self._t, self.pos = t, pos
+
+    def line(self, text: str) -> None:
+        self._t.line(text)
+
+    def name(self, c: int) -> str:
+        return self._t.name(c)
 
 
 def _monster_phase(setup: Setup, state: State, batch, lost: np.ndarray, surprised: bool, n: int, C: int, t):
@@ -161,9 +205,9 @@ def _monster_phase(setup: Setup, state: State, batch, lost: np.ndarray, surprise
     noise8 = batch.uniform(8)
     rows = batch.chunk_size if batch.crn else n
     dmg = setup.slot_dice.roll(batch.rng, rows) if S else np.zeros((rows, 0), np.int16)
-    wdmg = setup.weapon_dice.roll(batch.rng, rows)
     if batch.crn and n != batch.chunk_size:
-        dmg, wdmg = dmg[batch.ids], wdmg[batch.ids]
+        dmg = dmg[batch.ids]
+    wdmg = D.LazyDice.roll(setup.weapon_dice, batch, n)  # read only by ripostes
     if surprised or S == 0:
         return
     aux = {"weapon_damage": wdmg, "noise8": noise8}

@@ -149,19 +149,30 @@ class Ctx:
         self.C = C
         self.refresh()
 
-    def refresh(self, rows=None) -> None:
-        """Distances after movement, for the rows given (all by default)."""
+    def refresh(self, rows=None, who=None) -> None:
+        """Distances after movement, for the rows given (all by default).
+
+        With `who` (the one creature that moved in each row) only its row and column of
+        the distance matrix change: every metric is symmetric, so one (m, C) vector
+        serves both, instead of the full (m, C, C) recomputation."""
         if rows is None:
             self.dist = bf.distances(self.state.pos, self.setup.grid.metric)
-        else:
+        elif who is None:
             self.dist[rows] = bf.distances(self.state.pos[rows], self.setup.grid.metric)
+        else:
+            pos = self.state.pos[rows].astype(np.int32)
+            d = pos - pos[np.arange(len(rows)), who][:, None, :]
+            m = bf._metric(d[..., 0], d[..., 1], self.setup.grid.metric).astype(self.dist.dtype)
+            self.dist[rows, who, :] = m
+            self.dist[rows, :, who] = m
 
     def new_turn(self) -> None:
         """Every die a turn may need, drawn with fixed shapes (common random numbers)."""
         b, C, die = self.batch, self.C, self.setup.rules["attack_die"]
-        self.roll = b.d(die, C).astype(np.int32)
-        self.sec = b.d(die, C, 4).astype(np.int32)
-        self.grap = b.d(die, 2, 3).astype(np.int32)
+        # Kept as drawn (int16); the few rows that use a die widen it to int32 when read.
+        self.roll = b.d(die, C)
+        self.sec = b.d(die, C, 4)
+        self.grap = b.d(die, 2, 3)
         # Damage dice as uniforms per possible attacker (its attack, its Dual Strike) and
         # per defender (its shield); faces are computed only for the rows that hit.
         self.u_damage = b.uniform(C, 2, self.setup.w_dice.max_count or 1)

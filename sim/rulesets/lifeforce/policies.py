@@ -57,7 +57,16 @@ def update_targets(ctx, rows, a) -> None:
     m = np.arange(len(rows))
     cur = state.target[rows, a]
     ok = (cur >= 0) & (state.status[rows, np.maximum(cur, 0)] == STANDING)
-    new = pick_target(ctx, rows, a, setup.target_mode[a])
+    modes = setup.target_mode[a]
+    # A new pick is needed where the target fell; focus-mode picks are made every turn
+    # too, as they may set the side's focus. Picks are row by row, so the others are skipped.
+    need = ~ok | (modes == FOCUS)
+    if need.all():
+        new = pick_target(ctx, rows, a, modes)
+    else:
+        new = np.full(len(rows), -1, dtype=np.intp)
+        if need.any():
+            new[need] = pick_target(ctx, rows[need], a[need], modes[need])
     cur = np.where(ok, cur, new)
     reach = setup.w_reach[setup.current_melee(state, rows, a)]
     d = ctx.dist[rows, a]
@@ -218,13 +227,20 @@ def _scripted(ctx, rows, a, desired, move, goal, stop, reach, rng, melee_now, ne
 def line_steps(start, direction, tpos, reach, limit) -> np.ndarray:
     """Squares along a straight line from `start` until `tpos` is within `reach`, or 0 if the
     line does not bring it within reach in `limit` squares (a charge must go straight)."""
-    start, direction, tpos = (x.astype(np.int32) for x in (start, direction, tpos))
-    found = np.zeros(len(start), dtype=np.int32)
-    for k in range(1, int(np.max(limit, initial=0)) + 1):
-        cell = start + k * direction
-        hit = (np.abs(cell - tpos).max(axis=1) <= reach) & (found == 0) & (k <= limit)
-        found[hit] = k
-    return found
+    # After k squares the offset on each axis is k*d - o; |k*d - o| <= reach holds for k in
+    # [d*o - reach, d*o + reach] when d is +-1, for every k or none when d is 0. The
+    # answer is the smallest k in the intersection with [1, limit] (0 if it is empty).
+    o = tpos.astype(np.int32) - start.astype(np.int32)
+    d = direction.astype(np.int32)
+    reach = np.asarray(reach, dtype=np.int32)
+    lo = np.ones(len(start), dtype=np.int32)
+    hi = np.broadcast_to(np.asarray(limit, dtype=np.int32), lo.shape)
+    for ax in range(2):
+        dd, oo = d[:, ax], o[:, ax]
+        still = dd == 0
+        lo = np.where(still, lo, np.maximum(lo, dd * oo - reach))
+        hi = np.where(still, np.where(np.abs(oo) <= reach, hi, 0), np.minimum(hi, dd * oo + reach))
+    return np.where(lo <= hi, lo, 0).astype(np.int32)
 
 
 def threat_declared(ctx, rows, a) -> np.ndarray:

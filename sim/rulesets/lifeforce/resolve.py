@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim import battlefield as bf
+from sim.rulesets.lifeforce import walk as W
 from sim.rulesets.base import DEAD, STANDING, UNCONSCIOUS
 from sim.rulesets.lifeforce import tables as T
 from sim.rulesets.lifeforce.attacks import (armor_after_penetration, buy_stunts, critical_multiplier,
@@ -15,19 +15,20 @@ READY_NONE, READY_BLOCK, READY_OPPORTUNITY = 0, 1, 2
 ST = T.STUNT
 
 
+def _bits(state, rows, who) -> tuple[np.ndarray, ...]:
+    """(m,) bool per condition of `who`, in tables.CONDITION_NAMES order."""
+    track, dom = state.track[rows, who], state.dominant[rows, who]
+    return (state.prone[rows, who], state.hastened[rows, who] > 0, state.slowed[rows, who] > 0,
+            state.ds[rows, who], track > 0, (track == T.HELD) & ~dom, (track == T.PINNED) & ~dom,
+            state.threatened_by[rows, who] >= 0, state.disarmed[rows, who])
+
+
 def flags(state, rows, who) -> np.ndarray:
     """(m, K) which conditions `who` has, in tables.CONDITION_NAMES order."""
-    track, dom = state.track[rows, who], state.dominant[rows, who]
-    return np.stack([
-        state.prone[rows, who], state.hastened[rows, who] > 0, state.slowed[rows, who] > 0,
-        state.ds[rows, who], track > 0, (track == T.HELD) & ~dom, (track == T.PINNED) & ~dom,
-        state.threatened_by[rows, who] >= 0, state.disarmed[rows, who],
-    ], axis=1)
+    return np.stack(_bits(state, rows, who), axis=1)
 
 
-def condition_mods(setup, state, rows, who) -> dict[str, np.ndarray]:
-    f = flags(state, rows, who)
-    tab = setup.cond
+def _mods(f, tab) -> dict[str, np.ndarray]:
     return {
         "offence": (f * tab["offence"]).sum(axis=1),
         "melee_defence": (f * tab["melee_defence"]).sum(axis=1),
@@ -35,6 +36,31 @@ def condition_mods(setup, state, rows, who) -> dict[str, np.ndarray]:
         "moves": ~(f & ~tab["moves"]).any(axis=1),
         "begins": ~(f & ~tab["begins"]).any(axis=1),
     }
+
+
+_LUTS: dict[int, tuple] = {}
+
+
+def _mods_table(tab) -> dict[str, np.ndarray]:
+    """_mods for every combination of flags, indexed by the flags as bits (built once per table)."""
+    hit = _LUTS.get(id(tab))
+    if hit is None or hit[0] is not tab:
+        if len(_LUTS) > 64:  # sweeps build many setups; keep the cache small
+            _LUTS.clear()
+        K = len(T.CONDITION_NAMES)
+        combos = (np.arange(1 << K)[:, None] >> np.arange(K)[None, :]) & 1 == 1
+        hit = _LUTS[id(tab)] = (tab, _mods(combos, tab))
+    return hit[1]
+
+
+def condition_mods(setup, state, rows, who) -> dict[str, np.ndarray]:
+    # Looked up by the flags' bit pattern: the same values and dtypes as summing the
+    # table's rows, without (m, K) temporaries for each of the five columns.
+    bits = _bits(state, rows, who)
+    code = bits[0].astype(np.intp)
+    for i in range(1, len(bits)):
+        code |= bits[i].astype(np.intp) << i
+    return {k: v[code] for k, v in _mods_table(setup.cond).items()}
 
 
 def can_react(setup, state, rows, who, kind: str) -> tuple[np.ndarray, np.ndarray]:
@@ -64,7 +90,7 @@ def resolve_attack(ctx, rows, att, tgt, w, off_bonus=0, dmg_bonus=0, allow_stunt
     defence = (T.DEFENCE_BASE + np.where(flat, 0, setup.dodge[tgt])
                + np.where(melee, tm["melee_defence"], tm["ranged_defence"]))
     offence = setup.w_skill[w] + setup.offence[att] + off_bonus + am["offence"]
-    roll = ctx.roll[rows, att] if allow_stunts else ctx.sec[rows, att, 2]
+    roll = (ctx.roll[rows, att] if allow_stunts else ctx.sec[rows, att, 2]).astype(np.int32)
     total = roll + offence
     hit = total > defence
     generates = allow_stunts & setup.generates[att] & ~state.stunted[rows, att]
@@ -72,7 +98,12 @@ def resolve_attack(ctx, rows, att, tgt, w, off_bonus=0, dmg_bonus=0, allow_stunt
     state.stunted[rows[points > 0], att[points > 0]] = True
 
     # Which stunts could do anything here, then the policy's buying order.
-    second = _second_target(ctx, rows, att, tgt, w) if allow_stunts else np.full(len(rows), -1)
+    # Only hits with stunt points buy anything (a miss's stunts are void), so only their
+    # rows look for a second target and go through the buying.
+    buying = points > 0
+    second = np.full(len(rows), -1, dtype=np.intp)
+    if allow_stunts and buying.any():
+        second[buying] = _second_target(ctx, rows[buying], att[buying], tgt[buying], w[buying])
     applicable = np.ones((len(rows), len(T.STUNTS)), dtype=bool)
     applicable[:, ST["rapid_reload"]] = setup.w_loading[w]
     applicable[:, ST["skirmish"]] = rules["skirmish_stunt_cells"] > 0
@@ -83,8 +114,10 @@ def resolve_attack(ctx, rows, att, tgt, w, off_bonus=0, dmg_bonus=0, allow_stunt
     applicable[:, ST["seize_the_initiative"]] = rules["seize_the_initiative"] != "none"
     applicable[:, ST["defensive_stance"]] = ~state.ds[rows, att]
     costs = setup.stunt_costs[setup.w_table[w]]
-    bought = buy_stunts(points, setup.stunt_priority[att], costs, applicable)
-    bought[~hit] = 0
+    bought = np.zeros(applicable.shape, dtype=np.int16)
+    if buying.any():
+        bought[buying] = buy_stunts(points[buying], setup.stunt_priority[att[buying]], costs[buying],
+                                    applicable[buying])
 
     # Damage of a hit.
     sb = np.where(melee, strength_damage(setup.sb[att], setup.w_two[w], rules["two_handed_multiplier"]), 0)
@@ -171,7 +204,7 @@ def _apply_stunts(ctx, rows, att, tgt, w, total, bought, hit, second) -> None:
     state.seize[rows[sel], att[sel]] = 1
     d_ds = rules["defensive_stance_defences"]
     ds_tgt = state.ds[rows, tgt] * T.CONDITIONS["defensive_stance"][1]
-    sec = ctx.sec[rows, att]
+    sec = ctx.sec[rows, att].astype(np.int32)
     initiator = rules["initiator_check"] == "d100_skill"
     # Disarm: the target rolls an attack with what it holds (its first weapon); lower than
     # our total drops it, and it fights bare-handed until it picks the weapon up.
@@ -209,18 +242,11 @@ def _apply_stunts(ctx, rows, att, tgt, w, total, bought, hit, second) -> None:
     # Skirmish: step back from the target, a square per stunt bought.
     sel = has("skirmish")
     if sel.any():
-        r, c, k = rows[sel], att[sel], np.arange(sel.sum())
-        pos = state.pos[r]
-        shape = pos.shape[:2]
-        movers = np.zeros(shape, dtype=bool)
-        movers[k, c] = True
-        threat = np.full(shape, -1, dtype=np.int64)
-        threat[k, c] = tgt[sel]
-        allowance = np.zeros(shape, dtype=np.int32)
-        allowance[k, c] = bought[sel, ST["skirmish"]] * rules["skirmish_stunt_cells"]
-        state.pos[r], _ = bf.step_away(pos, setup.grid, movers, threat, allowance, state.status[r] == STANDING,
-                                       setup.grid.metric)
-        ctx.refresh(r)
+        r, c = rows[sel], att[sel]
+        allowance = bought[sel, ST["skirmish"]] * rules["skirmish_stunt_cells"]
+        state.pos[r, c] = W.away(state.pos[r], setup.grid, c, tgt[sel], allowance, state.status[r] == STANDING,
+                                 setup.grid.metric)
+        ctx.refresh(r, c)
     # Dual Strike: an attack on a second target that cannot generate stunt points.
     sel = has("dual_strike") & (second >= 0)
     if sel.any():

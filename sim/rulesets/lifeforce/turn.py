@@ -12,6 +12,7 @@ from sim.rulesets.base import STANDING
 from sim.rulesets.lifeforce import grapple as G
 from sim.rulesets.lifeforce import policies as P
 from sim.rulesets.lifeforce import tables as T
+from sim.rulesets.lifeforce import walk as W
 from sim.rulesets.lifeforce.resolve import (READY_BLOCK, READY_NONE, READY_OPPORTUNITY, end_grapple,
                                             opportunity_attacks, resolve_attack)
 
@@ -100,35 +101,27 @@ def _move(ctx, rows, a, desired, move, goal, stop) -> None:
     go = (move != P.NO_MOVE) & (allow > 0) & (goal >= 0)
     if not go.any():
         return
-    before = ctx.dist[rows].copy()
+    before = ctx.dist[rows, :, a]  # (m, C) distances to the mover (a copy: fancy indexing)
     start = state.pos[rows, a].copy()
-    for mode, who in ((m, c) for m in (P.TOWARD, P.AWAY, P.LINE) for c in range(C)):
-        sel = go & (move == mode) & (a == who)
+    # One creature moves per row, so every row of a kind of move walks at once (the
+    # battlefield's walk would step each column over its rows in turn).
+    for mode in (P.TOWARD, P.AWAY, P.LINE):
+        sel = go & (move == mode)
         if not sel.any():
             continue
-        # Only the rows where this creature moves go through the battlefield's walk, so
-        # it steps one combatant column instead of every column for every row.
-        r, c, k = rows[sel], a[sel], np.arange(sel.sum())
+        r, c = rows[sel], a[sel]
         pos = state.pos[r]
         blocking = state.status[r] == STANDING
-        movers = np.zeros(blocking.shape, dtype=bool)
-        movers[k, c] = True
-        allowance = np.zeros(blocking.shape, dtype=np.int32)
-        allowance[k, c] = allow[sel]
-        target = np.full(blocking.shape, -1, dtype=np.int64)
-        target[k, c] = goal[sel]
         if mode == P.TOWARD:
-            within = np.zeros(blocking.shape, dtype=np.int32)
-            within[k, c] = stop[sel]
-            pos, _ = bf.step_toward(pos, setup.grid, movers, target, allowance, blocking, within, setup.grid.metric)
+            cell = W.toward(pos, setup.grid, c, goal[sel], allow[sel], blocking, stop[sel], setup.grid.metric)
         elif mode == P.AWAY:
-            pos, _ = bf.step_away(pos, setup.grid, movers, target, allowance, blocking, setup.grid.metric)
+            cell = W.away(pos, setup.grid, c, goal[sel], allow[sel], blocking, setup.grid.metric)
         else:
-            direction = np.zeros(pos.shape, dtype=np.int8)
-            direction[k, c] = state.charge_dir[r, c]
-            pos, _ = bf.move_line(pos, setup.grid, movers, direction, allowance, blocking)
-        state.pos[r] = pos
-        ctx.refresh(r)
+            cell = W.line(pos, setup.grid, c, state.charge_dir[r, c], allow[sel], blocking)
+        stepped = (cell != state.pos[r, c]).any(axis=1)
+        state.pos[r, c] = cell
+        if stepped.any():
+            ctx.refresh(r[stepped], c[stepped])
     moved = (state.pos[rows, a] != start).any(axis=1)
     t = ctx.trace
     if t is not None and (rows == t.pos).any():
@@ -142,7 +135,7 @@ def _move(ctx, rows, a, desired, move, goal, stop) -> None:
         # reach, or ended deeper inside than the edge, so its last step began in reach
         # (distance changes by at most one square a step).
         r, c = rows[moved], a[moved]
-        start_d, end_d = before[moved, :, c], ctx.dist[r, :, c]
+        start_d, end_d = before[moved], ctx.dist[r, :, c]
         reach = setup.w_reach[setup.current_melee(state, r[:, None], np.arange(C)[None, :])]
         passed = np.where(end_d < reach, np.minimum(start_d, reach), start_d)
         opportunity_attacks(ctx, r, c, passed, "moves")
@@ -247,7 +240,7 @@ def _engage(ctx, rows, a, tgt, adjacent) -> None:
     bonus = rules["grapple_offence_bonus"]
     mine = setup.athletics[a] + (setup.offence[a] if bonus != "none" else 0)
     theirs = setup.athletics[tg] + (setup.offence[tg] if bonus == "both" else 0)
-    g = ctx.grap[rows]
+    g = ctx.grap[rows].astype(np.int32)
     ti, td = g[:, 0, 0] + mine, g[:, 1, 0] + theirs
     retry = rules["grapple_ties"] == "reroll"
     won, level = G.engage(ti, td, g[:, 0, 2] + mine if retry else None, g[:, 1, 2] + theirs if retry else None)
@@ -283,7 +276,7 @@ def grapple_check(ctx, rows, a) -> None:
     # Pinned grants the dominant grappler advantage; not contesting gives disadvantage.
     adv_a = G.net_advantage(level == T.PINNED, ~state.contesting[rows, a])
     adv_b = G.net_advantage(np.zeros(len(rows), dtype=bool), ~state.contesting[rows, b])
-    g = ctx.grap[rows]
+    g = ctx.grap[rows].astype(np.int32)
     ta = G.keep_roll(g[:, 0, :2], adv_a) + mod_a
     tb = G.keep_roll(g[:, 1, :2], adv_b) + mod_b
     retry = rules["grapple_ties"] == "reroll"
