@@ -14,6 +14,22 @@ import numpy as np
 from sim import battlefield as bf
 
 
+
+def _sq(a, b):
+    d = a.astype(np.int32) - b
+    return d[..., 0] ** 2 + d[..., 1] ** 2
+
+
+def _step_cost(diag_used, metric: str) -> np.ndarray:
+    """(N, 8) cost of each neighbour step given the diagonals already taken (as the core walk)."""
+    cost = np.ones((len(diag_used), len(bf.NEIGHBOURS)), dtype=np.int32)
+    if metric == "manhattan":
+        cost[:, bf._DIAGONAL] = 2
+    elif metric == "alternating":
+        cost[:, bf._DIAGONAL] = np.where(diag_used % 2 == 1, 2, 1)[:, None]
+    return cost
+
+
 def _setup(pos, who, blocking):
     # The mover never blocks itself, so its column of `pos` is never read again and
     # need not follow it; the other creatures stand still during the walk.
@@ -59,7 +75,7 @@ def _walk(pos, grid, who, goal, allowance, blocking, stop_within, metric, toward
     while len(idx):
         d = bf._metric(cu[:, 0].astype(np.int32) - T[:, 0], cu[:, 1].astype(np.int32) - T[:, 1], metric)
         if toward:
-            here = d + bf._sq(cu, T) / 1e4
+            here = d + _sq(cu, T) / 1e4
             active = (B > 0) & ~(d <= sw)
         else:
             here = -d.astype(float)
@@ -75,7 +91,7 @@ def _walk(pos, grid, who, goal, allowance, blocking, stop_within, metric, toward
         cx = cu[:, 0, None].astype(np.int32) + bf.NEIGHBOURS[None, :, 0]
         cy = cu[:, 1, None].astype(np.int32) + bf.NEIGHBOURS[None, :, 1]
         codes = (cx + 1) * (grid.height + 2) + (cy + 1)
-        cost = bf._step_cost(diag, metric)
+        cost = _step_cost(diag, metric)
         inside = (cx >= 0) & (cx < grid.width) & (cy >= 0) & (cy < grid.height)
         ok = inside & ~_occupied(codes, O) & (cost <= B[:, None])
         dx, dy = cx - T[:, 0, None], cy - T[:, 1, None]
