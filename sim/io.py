@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
@@ -20,21 +21,30 @@ def _usual_mode(tmp: str) -> None:
     os.chmod(tmp, 0o666 & ~mask)
 
 
-def atomic_write_bytes(path, data: bytes) -> Path:
+@contextmanager
+def _replacing(path):
+    """Yield a temporary path beside `path`; on success it replaces `path`, on any
+    failure (an exception, Ctrl-C) it is removed and `path` is left as it was."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+        yield tmp
         _usual_mode(tmp)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return path
+
+
+def atomic_write_bytes(path, data: bytes) -> Path:
+    with _replacing(path) as tmp:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    return Path(path)
 
 
 def atomic_write_text(path, text: str) -> Path:
@@ -42,11 +52,9 @@ def atomic_write_text(path, text: str) -> Path:
 
 
 def atomic_write_frame(path, frame: pd.DataFrame, fmt: str, meta: dict | None = None) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    os.close(fd)
-    try:
+    if fmt not in ("parquet", "csv"):  # pragma: no cover - callers pass one of the two
+        raise ValueError(fmt)
+    with _replacing(path) as tmp:
         if fmt == "parquet":
             import pyarrow as pa
             import pyarrow.parquet as pq
@@ -56,16 +64,9 @@ def atomic_write_frame(path, frame: pd.DataFrame, fmt: str, meta: dict | None = 
                 merged[b"skirmish_sim"] = json.dumps(meta, default=str).encode()
                 table = table.replace_schema_metadata(merged)
             pq.write_table(table, tmp)
-        elif fmt == "csv":
+        else:
             frame.to_csv(tmp, index=False)
-        else:  # pragma: no cover
-            raise ValueError(fmt)
-        _usual_mode(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return Path(path)
 
 
 def read_meta(path) -> dict:
