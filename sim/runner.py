@@ -18,7 +18,6 @@ import sim
 from sim.engine import run_chunk
 from sim.rulesets.base import DRAW, FINAL_STATES, UNFINISHED, Outcome
 from sim.scenario import Scenario, build_scenario, load_scenario
-from sim.stats import wilson
 
 CHUNK_SIZE = 32768
 

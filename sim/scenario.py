@@ -14,7 +14,7 @@ import yaml
 
 from sim import rulesets
 from sim.armory import expand, weapon_table
-from sim.errors import ScenarioError, closest
+from sim.errors import ScenarioError
 from sim.formations import BATTLEFIELD_FIELDS, FORMATIONS
 from sim.policy import Policy, compile_policy, policy_schema
 from sim.schema import Field, validate, validate_record
@@ -120,7 +120,7 @@ class Scenario:
 def read_yaml(path) -> dict:
     p = Path(path)
     if not p.exists():
-        raise ScenarioError(f"no such file. Check the path; shipped scenarios live under scenarios/.", file=str(p))
+        raise ScenarioError("no such file. Check the path; shipped scenarios live under scenarios/.", file=str(p))
     if p.is_dir():
         raise ScenarioError("is a folder; give a scenario file (.yaml).", file=str(p))
     raw = p.read_bytes()

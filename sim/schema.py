@@ -6,7 +6,7 @@ same declarations validate input, fill defaults and generate the field reference
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field as dc_field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from sim.dice import Dice, parse_dice

@@ -4,7 +4,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from sim.io import atomic_write_frame, atomic_write_text
 from sim.stats import wilson
@@ -16,62 +15,21 @@ def _rate(k: int, n: int) -> dict:
 
 
 def summarize(result) -> dict:
+    """The summary figures of a run, from its outcome tables.
+
+    The tables are folded into the same Aggregate a summary-only run builds chunk by
+    chunk, so both kinds of run report identical figures from one piece of code.
+    """
+    from sim.aggregate import SUM_COLUMNS, aggregate_outcome, summarize_aggregate
+    from sim.rulesets.base import DRAW, UNFINISHED, Outcome
     sk, cb, scen = result.skirmishes, result.combatants, result.scenario
-    n = len(sk)
-    counts = sk["winner"].value_counts()
-    sides = {}
-    for side in scen.side_names:
-        r = _rate(int(counts.get(side, 0)), n)
-        sides[side] = {"win_rate": r["rate"], "ci95": r["ci95"]}
-    draws = _rate(int(counts.get("draw", 0)), n)
-    unfinished = _rate(int(counts.get("unfinished", 0)), n)
-    rounds = sk["rounds"].to_numpy()
-    # Category codes and bincount: a crosstab over millions of rows costs seconds.
-    who = cb["combatant"].cat.codes.to_numpy().astype(np.int64)
-    n_comb = len(cb["combatant"].cat.categories)
-    sums = {k: np.bincount(who, weights=cb[k].to_numpy(dtype=float), minlength=n_comb)
-            for k in ("attacks", "hits", "damage_dealt", "damage_taken")}
-    state_names = list(cb["final_state"].cat.categories)
-    by_state = np.bincount(who * len(state_names) + cb["final_state"].cat.codes.to_numpy(),
-                           minlength=n_comb * len(state_names)).reshape(n_comb, len(state_names))
-    combatants = []
-    for i, c in enumerate(scen.combatants):
-        row = {k: v[i] / n if n else float("nan") for k, v in sums.items()}
-        states = dict(zip(state_names, by_state[i].tolist()))
-        down = int(n - states.get("standing", 0))
-        combatants.append({
-            "name": c.name,
-            "side": scen.side_names[c.side],
-            "attacks": float(row["attacks"]),
-            "hits": float(row["hits"]),
-            "hit_rate": float(row["hits"] / row["attacks"]) if row["attacks"] > 0 else None,
-            "damage_dealt": float(row["damage_dealt"]),
-            "damage_taken": float(row["damage_taken"]),
-            "down_rate": down / n if n else float("nan"),
-            "down_ci95": _rate(down, n)["ci95"],
-            "fallen_rate": (int(states.get("unconscious", 0)) + int(states.get("dead", 0))) / n if n else float("nan"),
-            "dead_rate": int(states.get("dead", 0)) / n if n else float("nan"),
-            "fled_rate": int(states.get("fled", 0)) / n if n else float("nan"),
-        })
-    return {
-        "scenario": scen.name,
-        "ruleset": scen.ruleset_name,
-        "skirmishes": n,
-        "seed": result.meta.get("seed"),
-        "sides": sides,
-        "draw_rate": draws["rate"],
-        "draw_ci95": draws["ci95"],
-        "unfinished_rate": unfinished["rate"],
-        "unfinished_ci95": unfinished["ci95"],
-        "rounds": {
-            "mean": float(rounds.mean()) if n else float("nan"),
-            "p50": float(np.percentile(rounds, 50)) if n else float("nan"),
-            "p90": float(np.percentile(rounds, 90)) if n else float("nan"),
-            "max": int(rounds.max()) if n else 0,
-        },
-        "combatants": combatants,
-        "provenance": result.meta,
-    }
+    n, c, n_sides = len(sk), len(scen.combatants), len(scen.side_names)
+    codes = sk["winner"].cat.codes.to_numpy().astype(np.int64)
+    winner = np.where(codes == n_sides, DRAW, np.where(codes == n_sides + 1, UNFINISHED, codes))
+    per = {k: cb[k].to_numpy().reshape(n, c) for k in SUM_COLUMNS}
+    per["final_state"] = cb["final_state"].cat.codes.to_numpy().reshape(n, c)
+    outcome = Outcome(winner, sk["rounds"].to_numpy(), per)
+    return summarize_aggregate(aggregate_outcome(outcome, n_sides), scen, result.meta)
 
 
 def _pct(x: float) -> str:
