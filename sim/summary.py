@@ -33,6 +33,9 @@ def summarize(result) -> dict:
 
 
 def _pct(x: float) -> str:
+    # One decimal, or two where one would round a rare outcome to a flat 0% or 100%.
+    if 0 < x < 0.001 or 0.999 < x < 1:
+        return f"{100 * x:5.2f}%"
     return f"{100 * x:5.1f}%"
 
 
