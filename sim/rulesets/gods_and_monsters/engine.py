@@ -267,6 +267,29 @@ def init(setup: Setup, batch) -> State:
     return state
 
 
+def core_draws(setup: Setup, batch):
+    """Every draw of a core round, in one fixed order and shape whatever the state.
+
+    Both the core round and the extended round (special situations) take their dice
+    from here, so with every situation switched off they play identical fights, and
+    variants of a scenario stay on common random numbers.
+    """
+    n, C, A = batch.size, len(setup.names), len(setup.slot_owner)
+    rules = setup.rules
+    snap_roll = batch.d(20, C)
+    noise = batch.uniform(A, C)
+    focus_noise = batch.uniform(setup.n_sides, C) if setup.uses_focus else None
+    attack_roll = batch.d(20, A)
+    damage = setup.slot_dice.roll(batch.rng, batch.chunk_size if batch.crn else n)
+    if batch.crn and n != batch.chunk_size:
+        damage = damage[batch.ids]
+    damage = np.maximum(damage + setup.slot_damage_bonus[None, :], 0)
+    phases = 1 if rules["resolution"] == "simultaneous" else setup.n_sides
+    health_roll = batch.d(20, C, phases)
+    death_roll = batch.d(20, C, phases, 2) if rules["death_rule"] == "guide_roll" else None
+    return snap_roll, noise, focus_noise, attack_roll, damage, phases, health_roll, death_roll
+
+
 def step(setup: Setup, state: State, batch) -> None:
     if setup.sx is not None:
         from sim.rulesets.gods_and_monsters import extended
@@ -280,17 +303,7 @@ def step(setup: Setup, state: State, batch) -> None:
         t.line(f"\n--- Round {rnd} ---")
 
     # Every draw of the round, up front and in a fixed order (common random numbers).
-    snap_roll = batch.d(20, C)
-    noise = batch.uniform(A, C)
-    focus_noise = batch.uniform(setup.n_sides, C) if setup.uses_focus else None
-    attack_roll = batch.d(20, A)
-    damage = setup.slot_dice.roll(batch.rng, batch.chunk_size if batch.crn else n)
-    if batch.crn and n != batch.chunk_size:
-        damage = damage[batch.ids]
-    damage = np.maximum(damage + setup.slot_damage_bonus[None, :], 0)
-    phases = 1 if rules["resolution"] == "simultaneous" else setup.n_sides
-    health_roll = batch.d(20, C, phases)
-    death_roll = batch.d(20, C, phases, 2) if rules["death_rule"] == "guide_roll" else None
+    snap_roll, noise, focus_noise, attack_roll, damage, phases, health_roll, death_roll = core_draws(setup, batch)
 
     standing = state.status == STANDING
     injury_pen = state.injuries if rules["injury_penalty"] == "all_rolls" else 0

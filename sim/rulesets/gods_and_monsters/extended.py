@@ -85,17 +85,7 @@ def step(setup, state, batch) -> None:
         t.line(f"\n--- Round {rnd} ---")
 
     # The core draws, in the core round's order.
-    snap_roll = batch.d(20, C)
-    noise = batch.uniform(A, C)
-    focus_noise = batch.uniform(setup.n_sides, C) if setup.uses_focus else None
-    attack_roll = batch.d(20, A)
-    damage = setup.slot_dice.roll(batch.rng, batch.chunk_size if batch.crn else n)
-    if batch.crn and n != batch.chunk_size:
-        damage = damage[batch.ids]
-    damage = np.maximum(damage + setup.slot_damage_bonus[None, :], 0)
-    phases = 1 if rules["resolution"] == "simultaneous" else setup.n_sides
-    health_roll = batch.d(20, C, phases)
-    death_roll = batch.d(20, C, phases, 2) if rules["death_rule"] == "guide_roll" else None
+    snap_roll, noise, focus_noise, attack_roll, damage, phases, health_roll, death_roll = E.core_draws(setup, batch)
     # The situations' draws, from their own stream.
     xd = XDraws(batch, state.xrng)
     ev = xd.d(20, A, 5)  # per slot: disruption, knockout/grab Evasion, carried save, target / attacker Agility
