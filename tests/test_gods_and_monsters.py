@@ -357,8 +357,8 @@ def test_shipped_scenarios_load_and_run():
 
 @pytest.mark.parametrize("aware", [False, True])
 def test_engine_agrees_with_the_plain_python_loop(tmp_path, aware):
-    """benchmarks/plain_loop.py plays the default rules one skirmish at a time with `random`."""
-    from benchmarks import plain_loop
+    """benchmarks/plain_loop_gm.py plays the default rules one skirmish at a time with `random`."""
+    from benchmarks import plain_loop_gm as plain_loop
     data = all_aware(yeti_data()) if aware else yeti_data()
     path = tmp_path / "yeti.yaml"
     path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")

@@ -1,0 +1,179 @@
+"""docs/performance.md from the benchmark's measurements (benchmarks/bench.py)."""
+from __future__ import annotations
+
+import os
+import platform
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+import sim
+from sim.io import atomic_write_text
+
+HISTORY_MARKER = "## History"
+# The aims of the speed work (issue 9), checked on every run so the page says where we stand.
+AIM_YETI_TWO_WORKERS = 1_000_000
+AIM_TIMES_PLAIN = 50
+
+
+@dataclass
+class Measured:
+    bench: object
+    n: int
+    plain_n: int
+    wall_1: float
+    cpu_1: float
+    wall_2: float
+    wall_plain: float
+    cpu_plain: float
+    mean_rounds: float
+    agreement: list
+    draws: dict
+    floor_seconds: float
+    memory: dict
+
+    @property
+    def rate_1(self):
+        return self.n / self.wall_1
+
+    @property
+    def rate_2(self):
+        return self.n / self.wall_2
+
+    @property
+    def rate_plain(self):
+        return self.plain_n / self.wall_plain
+
+    @property
+    def cpu_ratio(self):
+        """Engine over plain loop in skirmishes per CPU-second of one process: the
+        comparison that other programs on the machine do not distort."""
+        return (self.n / self.cpu_1) / (self.plain_n / self.cpu_plain)
+
+
+def machine() -> dict:
+    cpu = platform.processor() or ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:
+        usable = os.cpu_count()
+    import pandas
+    info = {"cpu": cpu or "unknown", "cores usable": usable, "os": platform.platform(),
+            "python": platform.python_version(), "numpy": np.__version__, "pandas": pandas.__version__}
+    try:
+        import numba
+        info["numba"] = numba.__version__
+    except ImportError:
+        pass
+    info["package"] = sim.__version__
+    return info
+
+
+def _load(values) -> str:
+    return " / ".join(f"{x:.2f}" for x in values)
+
+
+def render(results: list[Measured], floor_ns: dict, load_at_start) -> str:
+    lines = [
+        "# Performance",
+        "",
+        "<!-- Written by `python benchmarks/bench.py`; rerun it to refresh. -->",
+        "",
+        "One shipped scenario per ruleset, default rule options. The batch engine is timed",
+        "through `sim.run` as a user sees it (wall clock; scenario loading, worker start-up and",
+        "building both outcome tables included; best of the repeats); the plain loop is the",
+        "program one would write without the engine (Python's `random`, one skirmish at a time,",
+        "the same rules, reading the same file: `benchmarks/plain_loop*.py`).",
+        "",
+        "| ruleset | scenario | mean rounds | 1 worker /s | 2 workers /s | 2 over 1 | plain loop /s | engine over plain loop (1 / 2 workers) | per CPU-second |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for m in results:
+        b = m.bench
+        lines.append(
+            f"| {b.ruleset} | `{b.scenario}` | {m.mean_rounds:.2f} | {m.rate_1:,.0f} | {m.rate_2:,.0f} | "
+            f"{m.rate_2 / m.rate_1:.2f}x | {m.rate_plain:,.0f} | {m.rate_1 / m.rate_plain:.1f}x / "
+            f"{m.rate_2 / m.rate_plain:.1f}x | {m.cpu_ratio:.1f}x |")
+    lines += ["", "Skirmishes: " + "; ".join(
+        f"{m.bench.ruleset} {m.n:,} (engine) and {m.plain_n:,} (plain loop)" for m in results) + ".",
+        "The scenarios: " + "; ".join(f"{m.bench.ruleset}: {m.bench.about}" for m in results) + ".", ""]
+
+    lines += ["## Aims", ""]
+    for m in results:
+        if m.bench.ruleset == "gods_and_monsters":
+            ok = m.rate_2 >= AIM_YETI_TWO_WORKERS
+            lines.append(f"- {AIM_YETI_TWO_WORKERS:,} skirmishes/s on the Yeti with 2 workers: "
+                         f"{'met' if ok else 'not met'} ({m.rate_2:,.0f}/s).")
+    for m in results:
+        ok = m.rate_2 / m.rate_plain >= AIM_TIMES_PLAIN
+        lines.append(f"- {AIM_TIMES_PLAIN} times the plain loop, {m.bench.ruleset}: {'met' if ok else 'not met'} "
+                     f"({m.rate_1 / m.rate_plain:.1f}x with 1 worker, {m.rate_2 / m.rate_plain:.1f}x with 2).")
+    lines.append("- Near-linear speed-up from 1 to 2 workers: "
+                 + ", ".join(f"{m.bench.ruleset} {m.rate_2 / m.rate_1:.2f}x" for m in results) + ".")
+
+    lines += [
+        "", "## Against the cost floor", "",
+        "A batch engine cannot beat drawing its own dice. The floor counts the numbers one",
+        "skirmish draws (every `Generator.integers` and `Generator.random` request of one",
+        "32,768-skirmish chunk, tallied by `benchmarks/floor.py`) at this machine's cost per",
+        f"number ({floor_ns['integers']:.2f} ns per int16 die, {floor_ns['random']:.2f} ns per float32",
+        "uniform). The engine figure is skirmishes per CPU-second of the one-worker run.",
+        "",
+        "| ruleset | dice per skirmish | uniforms per skirmish | floor (skirmishes/s per core) | engine (per CPU-second) | engine cost over floor |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for m in results:
+        engine = m.n / m.cpu_1
+        lines.append(f"| {m.bench.ruleset} | {m.draws['integers']:,.0f} | {m.draws['random']:,.0f} | "
+                     f"{1 / m.floor_seconds:,.0f} | {engine:,.0f} | {(1 / m.floor_seconds) / engine:.1f}x |")
+
+    lines += [
+        "", "## Memory per skirmish", "",
+        "Batch: peak bytes allocated while one 32,768-skirmish chunk plays (tracemalloc), per",
+        "skirmish; this is what summary-only runs hold per worker. Tables: the pandas outcome",
+        "tables (one row per skirmish, one per combatant), per skirmish. Resident: growth of a",
+        "fresh process's peak resident memory over a one-worker run with full tables.",
+        "",
+        "| ruleset | batch (bytes) | tables (bytes) | resident (bytes) | resident run of |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for m in results:
+        mem = m.memory
+        lines.append(f"| {m.bench.ruleset} | {mem['batch']:,.0f} | {mem['tables']:,.0f} | {mem['rss']:,.0f} | "
+                     f"{mem['rss_n']:,} |")
+
+    lines += ["", "## Agreement of the engine and the plain loop", "",
+              "Different random streams, so figures differ by sampling error only; z is the",
+              "difference over the standard error of the difference (|z| < 4 expected).", ""]
+    for m in results:
+        lines += [f"{m.bench.ruleset} (`{m.bench.plain.replace('.', '/')}.py`):", "",
+                  "| figure | engine | plain loop | z |", "|---|---:|---:|---:|"]
+        for what, a, b, z in m.agreement:
+            fmt = (lambda x: f"{x:.5f}") if "rate" in what else (lambda x: f"{x:.4f}")
+            lines.append(f"| {what} | {fmt(a)} | {fmt(b)} | {z:+.2f} |")
+        lines.append("")
+
+    info = machine()
+    lines += ["## Machine", ""] + [f"- {k}: {v}" for k, v in info.items()]
+    lines += [f"- load average (1/5/15 min) when the run started: {_load(load_at_start)}; "
+              f"when it ended: {_load(os.getloadavg())}",
+              "  (other processes share this machine; a load above 0 means the timings include contention)",
+              "", f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.", ""]
+    return "\n".join(lines)
+
+
+def write_performance(out: Path, results: list[Measured], floor_ns: dict, load_at_start) -> None:
+    text = render(results, floor_ns, load_at_start)
+    # Hand-written history below the marker survives a rerun.
+    old = out.read_text() if out.exists() else ""
+    history = old[old.index(HISTORY_MARKER):] if HISTORY_MARKER in old else ""
+    atomic_write_text(out, text.rstrip("\n") + "\n\n" + history if history else text)
