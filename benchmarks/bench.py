@@ -16,7 +16,6 @@ import argparse
 import importlib
 import json
 import os
-import subprocess
 import sys
 import time
 import tracemalloc
@@ -29,8 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import sim  # noqa: E402
-from benchmarks.floor import draws_per_skirmish, ns_per_draw  # noqa: E402
+from benchmarks.floor import draws_per_skirmish, ns_per_draw, numbers_needed  # noqa: E402
 from benchmarks.report import Measured, write_performance  # noqa: E402
+from sim.runner import CHUNK_SIZE  # noqa: E402
 from sim.scenario import load_scenario  # noqa: E402
 
 OUT = ROOT / "docs" / "performance.md"
@@ -83,7 +83,7 @@ def engine_counts(result) -> dict:
 def agreement(e: dict, p: dict) -> list[tuple[str, float, float, float]]:
     """(figure, engine, plain, z): every side's win rate, every combatant's down and fled
     rates, and mean rounds, with z the difference over its standard error."""
-    pairs = [(f"{side} wins", e["wins"].get(side, 0), p["wins"].get(side, 0))
+    pairs = [(side if side in ("draw", "unfinished") else f"{side} wins", e["wins"].get(side, 0), p["wins"].get(side, 0))
              for side in sorted(set(e["wins"]) | set(p["wins"]))]
     for name in e["states"]:
         es, ps = e["states"][name], p["states"].get(name, {})
@@ -103,22 +103,10 @@ def agreement(e: dict, p: dict) -> list[tuple[str, float, float, float]]:
     return rows
 
 
-_PEAK_SCRIPT = """
-import json, resource, sys
-sys.path.insert(0, {root!r})
-import sim
-sim.run({path!r}, n=2000, seed=1)
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-r = sim.run({path!r}, n={n}, seed=1, jobs=1)
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({{"base_kib": base, "peak_kib": peak}}))
-"""
-
-
 def memory_per_skirmish(path: Path, n: int, result) -> dict:
-    """Three readings: the batch's working memory (tracemalloc peak over one chunk, per
-    skirmish), the outcome tables (pandas bytes per skirmish) and the growth of the
-    process's peak resident memory over a one-worker run of `n` (a fresh process)."""
+    """Three readings, per skirmish: the batch's working memory (tracemalloc peak over one
+    chunk: what a summary-only run holds per worker), the outcome tables (pandas bytes)
+    and the peak of everything a one-worker run of `n` allocates, tables included."""
     from sim import runner
     scen = load_scenario(path)
     data_json = json.dumps(scen.data, default=str)
@@ -126,15 +114,14 @@ def memory_per_skirmish(path: Path, n: int, result) -> dict:
     runner.play_chunk(data_json, scen.source, 0, 256, 1, scen.run["max_rounds"])
     tracemalloc.start()
     runner.play_chunk(data_json, scen.source, 0, chunk, 1, scen.run["max_rounds"])
-    _, peak = tracemalloc.get_traced_memory()
+    _, batch_peak = tracemalloc.get_traced_memory()
+    tracemalloc.reset_peak()
+    sim.run(path, n=n, seed=1, jobs=1)
+    _, run_peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     tables = (result.skirmishes.memory_usage(deep=True).sum()
               + result.combatants.memory_usage(deep=True).sum()) / len(result.skirmishes)
-    out = subprocess.run([sys.executable, "-c", _PEAK_SCRIPT.format(root=str(ROOT), path=str(path), n=n)],
-                         capture_output=True, text=True, check=True)
-    rss = json.loads(out.stdout.strip().splitlines()[-1])
-    return {"batch": peak / chunk, "tables": float(tables),
-            "rss": (rss["peak_kib"] - rss["base_kib"]) * 1024 / n, "rss_n": n}
+    return {"batch": batch_peak / chunk, "tables": float(tables), "run": run_peak / n, "run_n": n}
 
 
 def measure(bench: Bench, args, floor_ns: dict) -> Measured:
@@ -143,7 +130,8 @@ def measure(bench: Bench, args, floor_ns: dict) -> Measured:
     time_engine(path, 1000, 1, args.seed, 1)  # imports and caches out of the way
     t1, c1, res1 = time_engine(path, args.n, 1, args.seed, args.repeat)
     print(f"[{bench.ruleset}] engine, 1 worker: {args.n / t1:,.0f} /s ({t1:.2f} s, {c1:.2f} CPU s)", flush=True)
-    time_engine(path, 1000, 2, args.seed, 1)  # start the workers
+    # Start the workers (two chunks, or joblib is never asked): later runs reuse them.
+    time_engine(path, CHUNK_SIZE + 1, 2, args.seed, 1)
     t2, _, _ = time_engine(path, args.n, 2, args.seed, args.repeat)
     print(f"[{bench.ruleset}] engine, 2 workers: {args.n / t2:,.0f} /s ({t2:.2f} s)", flush=True)
     t0, c0 = time.perf_counter(), time.process_time()
@@ -156,11 +144,13 @@ def measure(bench: Bench, args, floor_ns: dict) -> Measured:
         print(f"    {what}: engine {a:.5f}, plain {b:.5f}, z {z:+.2f}")
     draws = draws_per_skirmish(path, args.seed)
     floor_s = sum(count * floor_ns[kind] for kind, count in draws.items()) * 1e-9
+    needed = numbers_needed(plain_module, path, min(args.plain_n, 20_000), args.seed)
     memory = memory_per_skirmish(path, min(args.n, args.memory_n), res1)
-    print(f"[{bench.ruleset}] draws/skirmish {draws}, floor {1 / floor_s:,.0f} /s, memory {memory}", flush=True)
+    print(f"[{bench.ruleset}] draws/skirmish {draws} (the rules need {needed:.1f}), floor {1 / floor_s:,.0f} /s, "
+          f"memory {memory}", flush=True)
     return Measured(bench=bench, n=args.n, plain_n=args.plain_n, wall_1=t1, cpu_1=c1, wall_2=t2,
                     wall_plain=tp, cpu_plain=cp, mean_rounds=engine["mean_rounds"], agreement=rows,
-                    draws=draws, floor_seconds=floor_s, memory=memory)
+                    draws=draws, floor_seconds=floor_s, needed=needed, memory=memory)
 
 
 def main(argv=None) -> int:
@@ -169,12 +159,14 @@ def main(argv=None) -> int:
     ap.add_argument("--plain-n", type=int, default=None,
                     help="plain-loop skirmishes (default: the same as -n)")
     ap.add_argument("--memory-n", type=int, default=250_000,
-                    help="skirmishes of the fresh-process run that reads peak resident memory")
+                    help="skirmishes of the run whose peak allocation is read (tracemalloc)")
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--only", action="append", choices=[b.ruleset for b in BENCHES],
                     help="benchmark only this ruleset (repeatable); --only never writes the page")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--out", type=Path, default=None,
+                    help=f"page to write (default {OUT.relative_to(ROOT)}, which only a run of all three writes)")
     args = ap.parse_args(argv)
     args.plain_n = args.plain_n or args.n
 
@@ -182,9 +174,10 @@ def main(argv=None) -> int:
     floor_ns = ns_per_draw()
     print(f"random numbers: {', '.join(f'{k} {v:.2f} ns' for k, v in floor_ns.items())}", flush=True)
     results = [measure(b, args, floor_ns) for b in BENCHES if not args.only or b.ruleset in args.only]
-    if not args.no_write and not args.only:
-        write_performance(OUT, results, floor_ns, load_at_start)
-        print(f"wrote {OUT}")
+    out = args.out or (None if args.only else OUT)
+    if out and not args.no_write:
+        write_performance(out, results, floor_ns, load_at_start)
+        print(f"wrote {out}")
     return 0 if all(abs(z) < 4 for m in results for *_, z in m.agreement) else 1
 
 

@@ -7,7 +7,9 @@ times the time this machine's `numpy.random.Generator` takes per number of each 
 from __future__ import annotations
 
 import json
+import random
 import time
+import types
 
 import numpy as np
 
@@ -66,3 +68,32 @@ def draws_per_skirmish(path, seed: int, size: int = CHUNK_SIZE) -> dict[str, flo
     counting = CountingGenerator(chunk_rng(seed, 0))
     run_chunk(scen.ruleset, setup, counting, size, scen.run["max_rounds"])
     return {kind: count / size for kind, count in counting.counts.items()}
+
+
+class CountingRandom(random.Random):
+    """Python's `random.Random`, tallying every number it draws (all of `randint`,
+    `choice`, `shuffle`, `uniform` and `random` come down to these two methods)."""
+    drawn = 0
+
+    def random(self):
+        CountingRandom.drawn += 1
+        return super().random()
+
+    def getrandbits(self, k):
+        CountingRandom.drawn += 1
+        return super().getrandbits(k)
+
+
+def numbers_needed(plain_module, path, n: int, seed: int) -> float:
+    """Mean random numbers a skirmish needs when only what the rules ask for is drawn:
+    the plain loop's count (it rolls a die only when one is called for)."""
+    shim = types.ModuleType("random")
+    shim.__dict__.update(random.__dict__)
+    shim.Random = CountingRandom
+    real, CountingRandom.drawn = plain_module.random, 0
+    plain_module.random = shim
+    try:
+        plain_module.play(path, n, seed=seed)
+    finally:
+        plain_module.random = real
+    return CountingRandom.drawn / n

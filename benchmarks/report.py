@@ -32,6 +32,7 @@ class Measured:
     agreement: list
     draws: dict
     floor_seconds: float
+    needed: float  # random numbers per skirmish the plain loop draws
     memory: dict
 
     @property
@@ -127,29 +128,35 @@ def render(results: list[Measured], floor_ns: dict, load_at_start) -> str:
         "32,768-skirmish chunk, tallied by `benchmarks/floor.py`) at this machine's cost per",
         f"number ({floor_ns['integers']:.2f} ns per int16 die, {floor_ns['random']:.2f} ns per float32",
         "uniform). The engine figure is skirmishes per CPU-second of the one-worker run.",
+        "The engine draws every number of a round for every row in a fixed order and shape,",
+        "used or not (that is what keeps variants of a scenario on common random numbers);",
+        "the last columns count what the rules actually call for (the plain loop's draws,",
+        "tallied through a counting `random.Random`) and the floor that would set.",
         "",
-        "| ruleset | dice per skirmish | uniforms per skirmish | floor (skirmishes/s per core) | engine (per CPU-second) | engine cost over floor |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| ruleset | dice per skirmish | uniforms per skirmish | floor (skirmishes/s per core) | engine (per CPU-second) | engine cost over floor | numbers the rules need | their floor (/s) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for m in results:
         engine = m.n / m.cpu_1
+        needed_floor = 1e9 / (m.needed * floor_ns["random"])
         lines.append(f"| {m.bench.ruleset} | {m.draws['integers']:,.0f} | {m.draws['random']:,.0f} | "
-                     f"{1 / m.floor_seconds:,.0f} | {engine:,.0f} | {(1 / m.floor_seconds) / engine:.1f}x |")
+                     f"{1 / m.floor_seconds:,.0f} | {engine:,.0f} | {(1 / m.floor_seconds) / engine:.1f}x | "
+                     f"{m.needed:,.1f} | {needed_floor:,.0f} |")
 
     lines += [
         "", "## Memory per skirmish", "",
         "Batch: peak bytes allocated while one 32,768-skirmish chunk plays (tracemalloc), per",
-        "skirmish; this is what summary-only runs hold per worker. Tables: the pandas outcome",
-        "tables (one row per skirmish, one per combatant), per skirmish. Resident: growth of a",
-        "fresh process's peak resident memory over a one-worker run with full tables.",
+        "skirmish; this is what a summary-only run holds per worker. Tables: the pandas outcome",
+        "tables (one row per skirmish, one per combatant), per skirmish. Run: the peak of all",
+        "allocations of a one-worker `sim.run` with full tables, per skirmish.",
         "",
-        "| ruleset | batch (bytes) | tables (bytes) | resident (bytes) | resident run of |",
+        "| ruleset | batch (bytes) | tables (bytes) | run (bytes) | run of |",
         "|---|---:|---:|---:|---:|",
     ]
     for m in results:
         mem = m.memory
-        lines.append(f"| {m.bench.ruleset} | {mem['batch']:,.0f} | {mem['tables']:,.0f} | {mem['rss']:,.0f} | "
-                     f"{mem['rss_n']:,} |")
+        lines.append(f"| {m.bench.ruleset} | {mem['batch']:,.0f} | {mem['tables']:,.0f} | {mem['run']:,.0f} | "
+                     f"{mem['run_n']:,} |")
 
     lines += ["", "## Agreement of the engine and the plain loop", "",
               "Different random streams, so figures differ by sampling error only; z is the",
