@@ -127,8 +127,6 @@ def fighters_from(scenario) -> tuple[list[Fighter], int]:
         # With unequal reach the shorter-reached walks in through the other's reach.
         if "attack_of_opportunity" in c.stats["reactions"] and mine > theirs:
             raise ValueError(f"{c.name}: the plain loop plays no Attacks of Opportunity")
-    if rules["conditions"]:
-        raise ValueError("the plain loop plays the default condition table only")
     (xa, ya), (xb, yb) = scenario.layout.static.tolist()
     if ya != yb or "scattered" in scenario.formations:
         raise ValueError("the plain loop plays two combatants starting on one row of the grid")
@@ -225,7 +223,9 @@ def skirmish(fs, dist0, rules, rng: random.Random, max_rounds: int):
                     block = sh.bonus
                     for _ in range(sh.count):
                         block += randint(1, sh.sides)
-                    dmg = max(dmg - block, 0)
+                    # A roll is never below 0, as for weapon dice (the engine subtracts a
+                    # negative roll, e.g. of a shield "d2-3", and adds damage).
+                    dmg = max(dmg - max(block, 0), 0)
                 t[2] += dmg
                 hp[b] -= dmg
                 if stance:
