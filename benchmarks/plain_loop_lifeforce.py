@@ -123,7 +123,7 @@ def fighters_from(scenario) -> tuple[list[Fighter], int]:
             raise ValueError(f"{c.name}: the plain loop plays melee weapons only (and needs one)")
     a, b = cs
     reach = [max(1, grid.cells(c.stats["weapons"][0]["reach"])) for c in cs]
-    for c, other, mine, theirs in ((a, b, reach[0], reach[1]), (b, a, reach[1], reach[0])):
+    for c, mine, theirs in ((a, reach[0], reach[1]), (b, reach[1], reach[0])):
         # With unequal reach the shorter-reached walks in through the other's reach.
         if "attack_of_opportunity" in c.stats["reactions"] and mine > theirs:
             raise ValueError(f"{c.name}: the plain loop plays no Attacks of Opportunity")
