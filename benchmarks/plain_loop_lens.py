@@ -1,18 +1,16 @@
 """The baseline for The Lens: the skirmish as a plain Python loop, one skirmish at a time.
 
-This is the program one would write without the batch engine: `random` for the dice, a
-loop over skirmishes, rounds, beats, combatants and attacks. It plays the engine's
-default rules (docs/rules/lens.md): initiative brackets, Momentum dealt each round and
-spent in beats before or after the monsters, Attack with Tags (Sacrifice paid with 1 more
-Momentum, Botch ends the turn, Triumph adds a tag), healing items and re-arming, the
-monsters' attacks with one defence per blow chosen by expected saving (Abjure, Mitigate,
-Block, Dodge, Parry with riposte), conditions costing Momentum or attacks next round,
-Recovery, and the battlefield (reach, Dodge's free square, monsters closing in, Move).
-Policies: the Momentum families' parameters (hold, defend, timing, tags, heal_below ...)
-with random or focus targeting. It reads the fighters from the same scenario file (the
-loader, the Lens tables and family presets; none of the engine's round code), so its
-results must agree with the engine's within sampling error. It is both the speed
-yardstick of docs/performance.md and an independent implementation the tests compare with.
+The program one would write without the batch engine: `random` for the dice, loops over
+skirmishes, rounds, beats, combatants and attacks. It plays the engine's default rules
+(docs/rules/lens.md): initiative brackets; Momentum dealt each round, spent in beats before
+or after the monsters and left over as Recovery; Attack with Tags, Sacrifice, Botch and
+Triumph; healing items and re-arming; one defence per monster blow, chosen by expected
+saving; conditions costing Momentum or attacks; reach, Dodge's free square, monsters closing
+in and Move on the battlefield; the Momentum families' parameters with random or focus
+targeting. It reads the fighters from the same scenario file (the loader, the Lens tables
+and family presets, none of the engine's round code), so its results must agree with the
+engine's within sampling error: the speed yardstick of docs/performance.md and an
+independent implementation the tests compare with.
 """
 from __future__ import annotations
 
@@ -20,6 +18,7 @@ import random
 from dataclasses import dataclass
 from fractions import Fraction
 
+from sim.dice import Dice
 from sim.policy import TARGET_MODES
 from sim.rulesets.lens import schema as S
 from sim.rulesets.lens import tables as T
@@ -34,19 +33,28 @@ STUN, PRONE, HAMSTRUNG, DISARMED = (1 << i for i in range(4))  # conditions as b
 NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))
 SIDESTEPS = 3  # equal-distance steps a walker may take round a blocker
 TIE = 10_000  # a cell scores grid distance * TIE + squared straight-line distance
+
+
+def _row(negated=False, mine=0, theirs=0, step=False, lock=False, riposte=False) -> tuple:
+    return negated, mine, theirs, step, lock, riposte
+
+
+# What a defence roll does (docs/rules/lens.md), by outcome: Botch, Sacrifice, Success, Triumph,
+# and the Sacrifice's costly branch: negated, the defender's and the attacker's new condition,
+# a free step to an open square, Blocks locked for the round, a riposte. Mitigate changes damage.
+FULL, NEGATED, SACRIFICE_PAID = _row(), _row(True), 4
+ROWS = {ABJURE: (FULL, FULL, NEGATED, NEGATED, FULL),
+        BLOCK: (_row(mine=STUN), FULL, NEGATED, _row(True, theirs=STUN), _row(True, lock=True)),
+        DODGE: (_row(mine=PRONE), FULL, _row(True, step=True), _row(True, theirs=PRONE, step=True),
+                _row(True, mine=HAMSTRUNG)),
+        PARRY: (_row(mine=DISARMED), FULL, NEGATED, _row(True, riposte=True), _row(True, mine=HAMSTRUNG))}
 SUPPORTED_RULES = {"momentum_per_round", "recovery", "attack_sacrifice_at_zero", "botch_ends_turn", "tag_cost",
                    "triumph_tag_over_cap", "monster_armor", "monster_at_zero", "void_death", "engagement",
                    "item_costs"}
 
 
-@dataclass
-class Dice:
-    count: int
-    sides: int
-    bonus: int
-
-    def roll(self, rnd) -> int:
-        return sum(int(rnd() * self.sides) + 1 for _ in range(self.count)) + self.bonus
+def roll(rnd, d: Dice) -> int:
+    return sum(int(rnd() * d.sides) + 1 for _ in range(d.count)) + d.bonus
 
 
 @dataclass
@@ -56,11 +64,11 @@ class Slot:
     rank: int
     dice: Dice
     mean: float
-    conds: int  # conditions its tags inflict
-    conds_dropped: int  # ... after Mitigate removed one tag
-    pierce: bool  # ignores a monster's armour
-    droppable: bool  # Mitigate can remove a tag at all
-    defeats: set
+    conds: int  # conditions its tags inflict (bits) ...
+    conds_dropped: int  # ... once Mitigate removed a tag
+    pierce: bool
+    droppable: bool  # it has a tag Mitigate can remove
+    defeats: set  # defences its tags defeat
     missile: bool
     magical: bool
     reach: int
@@ -81,15 +89,12 @@ class Fighter:
     init: tuple = ()  # talent, training, TN of the initiative roll
     bonus: int = 0
     weapon: Dice | None = None
-    reach: int = 0
+    reach: int = -1  # cells (a monster: its longest attack's)
     tag_cap: int = 0
-    tag_conds: tuple = ()  # conditions inflicted by the first k tags attached, k = 0..6
-    tag_pierce: tuple = ()  # whether the first k tags ignore armour
+    tags: tuple = ()  # (conditions, pierces) of the first k tags attached, k = 0..6
     shield: bool = False
-    item_cost: int = 0
-    item_uses: int = 0
-    heal: Dice | None = None
-    pol: dict | None = None
+    item: tuple = (0, 0, None)  # a healing item's Momentum cost, uses, Body restored
+    pol: dict | None = None  # a character's policy parameters
 
 
 def efforts(rnd, talent: int, training: int, tn: int) -> int:
@@ -109,10 +114,6 @@ def outcome_probs(talent: int, training: int, tn: int) -> list[Fraction]:
         dist = [(dist[k] if k < len(dist) else 0) * (1 - p) + (dist[k - 1] * p if k else 0)
                 for k in range(len(dist) + 1)]
     return dist + [Fraction(0)] * (4 - len(dist))
-
-
-def _dice(d) -> Dice:
-    return Dice(d.count, d.sides, d.bonus)
 
 
 def _tag_info(names, table) -> tuple[int, set, bool]:
@@ -169,7 +170,7 @@ class Game:
                                  and t not in T.UNREMOVABLE_TAGS]
                     dropped = _tag_info([t for t in a["tags"] if t != removable[0]] if removable else a["tags"],
                                         tags)[0]
-                    self.slots.append(Slot(i, k, _dice(a["damage"]), a["damage"].mean, full, dropped, pierce,
+                    self.slots.append(Slot(i, k, a["damage"], a["damage"].mean, full, dropped, pierce,
                                            bool(removable), defeats, a["missile"], a["magical"],
                                            cells(a["range"] if a["missile"] else a["reach"])))
                 continue
@@ -192,7 +193,7 @@ class Game:
                 score = lambda a: sum(k * p for k, p in enumerate(outcome_probs(*f.rolls[a], tn)))
                 f.init = f.rolls[max(T.ABILITIES, key=score)] + (tn,)
             w = st["weapons"][0]
-            f.weapon = _dice(w["damage"]) if w["damage"] is not None else Dice(
+            f.weapon = w["damage"] if w["damage"] is not None else Dice(
                 T.WEAPON_SIZE_DICE[w["size"]], T.WORKMANSHIP_DIE[w["workmanship"]], 0)
             f.reach = cells(w["range"] if w["missile"] else w["reach"])
             f.tag_cap = T.TAG_CAP[st["abilities"].get("weapon_use", {"training": "untrained"})["training"]]
@@ -200,15 +201,16 @@ class Game:
             first = [n for n in pol["tag_order"] if n in w["tags"]]
             useful = [n for n in w["tags"] if n not in first and (tags[n]["inflicts"] or tags[n]["ignores_armor"])]
             order = first + useful + [n for n in w["tags"] if n not in first and n not in useful]
-            f.tag_conds = tuple(_tag_info(order[:k], tags)[0] for k in range(7))
-            f.tag_pierce = tuple(_tag_info(order[:k], tags)[2] for k in range(7))
+            f.tags = tuple(_tag_info(order[:k], tags)[::2] for k in range(7))
             f.shield = st["shield"] is not None
             item = next((it for it in st["items"] if it["heal"].count or it["heal"].bonus), None)
             if item:
-                f.item_cost, f.item_uses, f.heal = rules["item_costs"][item["size"]], item["uses"], _dice(item["heal"])
+                f.item = (rules["item_costs"][item["size"]], item["uses"], item["heal"])
         self.beats = rules["momentum_per_round"] + max(f.bonus for f in self.fighters) + 2
         self.chars = [i for i, f in enumerate(self.fighters) if f.char]
         self.per_round = [sum(s.owner == i for s in self.slots) for i in range(len(cs))]
+        for s in self.slots:
+            self.fighters[s.owner].reach = max(self.fighters[s.owner].reach, s.reach)
         self.enemies = [[j for j, g in enumerate(self.fighters) if g.side != f.side] for f in self.fighters]
         self.uses_focus = any(f.target == FOCUS for f in self.fighters)
         self.prefs = {(i, s): self._preferences(self.fighters[i], slot)
@@ -259,7 +261,7 @@ class Fight:
         self.bracket = [efforts(rnd, *f.init) if f.char else -1 for f in fs]
         self.cond, self.fresh = [0] * n, [0] * n
         self.owed, self.progress = [0] * n, [0] * n
-        self.items = [f.item_uses for f in fs]
+        self.items = [f.item[1] for f in fs]
         self.pos = [list(p) for p in game.start] if game.grid else None
         self.focus = [-1] * game.sides
 
@@ -354,49 +356,37 @@ class Fight:
             if ok:
                 d = k
                 break
-        conds, negated, mine, theirs, step, riposte = slot.conds, False, 0, 0, False, False
+        conds, row = slot.conds, FULL
         if d >= 0:
             e = efforts(self.rnd, *f.rolls[T.DEFENCE_ABILITY[d]], tn)
-            alt = e == 1 and f.pol["take_sacrifice"]  # the Sacrifice's costly branch
+            r = SACRIFICE_PAID if e == 1 and f.pol["take_sacrifice"] else e
             if d >= BLOCK:
                 self.mom[who] -= 1
-            if d == ABJURE:
-                negated = e >= 2
-            elif d == MITIGATE:
-                cut = max(damage - f.armor, 0)
-                tag_instead = f.pol["mitigate"] == "tag" and slot.droppable
-                if e == 0:
+            if d == MITIGATE:  # Armor Rating off the damage (Success: or a tag removed), onto it on a Botch
+                if r == 0:
                     damage += f.armor
-                elif e == 1:
-                    damage = cut if alt else damage
-                elif e == 2:
-                    damage, conds = (damage, slot.conds_dropped) if tag_instead else (cut, conds)
-                else:
-                    damage, conds = cut, slot.conds_dropped
+                elif r == 2 and f.pol["mitigate"] == "tag" and slot.droppable:
+                    conds = slot.conds_dropped
+                elif r != 1:
+                    damage = max(damage - f.armor, 0)
+                    conds = slot.conds_dropped if r == 3 else conds
             else:
-                negated = e >= 2 or alt
-                if e == 0:
-                    mine = {BLOCK: STUN, DODGE: PRONE, PARRY: DISARMED}[d]
-                elif alt:
-                    mine = HAMSTRUNG if d != BLOCK else 0
-                    self.locked[who] |= d == BLOCK
-                elif e >= 2:
-                    step = d == DODGE
-                    riposte = d == PARRY and e == 3
-                    theirs = {BLOCK: STUN, DODGE: PRONE, PARRY: 0}[d] if e == 3 else 0
+                row = ROWS[d][r]
+        negated, mine, theirs, step, lock, riposte = row
         if negated:
             damage = 0
         elif damage > 0:
             self.inflict(who, conds)
         self.inflict(who, mine)
         self.inflict(att, theirs)
+        self.locked[who] |= lock
         if step and self.pos is not None:
             free = self.free_cells(who)
             if free:
                 self.pos[who] = list(free[int(self.rnd() * len(free))])
         self.harm(who, damage)
         if riposte and efforts(self.rnd, *f.rolls["weapon_use"], self.fs[att].defense) >= 2:
-            self.hit_monster(att, f.weapon.roll(self.rnd), 0, False)
+            self.hit_monster(att, roll(self.rnd, f.weapon), 0, False)
 
     # --- a character's beat ------------------------------------------------------------------
     def beat(self, c: int) -> None:
@@ -406,17 +396,18 @@ class Fight:
         frac = self.body[c] / f.body
         heal = self.items[c] > 0 and frac < p["heal_below"]
         acts = p["act"] or sum(self.status[j] == STANDING for j in g.chars if self.fs[j].side == f.side) <= 1
-        if not ((spare >= 1 or (heal and f.item_cost == 0)) and acts):
+        cost, _, heals = f.item
+        if not ((spare >= 1 or (heal and cost == 0)) and acts):
             self.turn_over[c] = True
             return
         foes = [j for j in g.enemies[c] if self.status[j] == STANDING]
         in_reach = [j for j in foes if self.dist(c, j) <= f.reach]
         if heal:  # Use the healing item, paid over several beats or rounds when short
-            pay = min(f.item_cost - self.progress[c], max(self.mom[c], 0))
+            pay = min(cost - self.progress[c], max(self.mom[c], 0))
             self.mom[c] -= pay
             self.progress[c] += pay
-            if self.progress[c] >= f.item_cost:
-                self.body[c] += min(f.heal.roll(rnd), f.body - self.body[c])
+            if self.progress[c] >= cost:
+                self.body[c] += min(roll(rnd, heals), f.body - self.body[c])
                 self.items[c] -= 1
                 self.progress[c] = 0
         elif frac < p["recover_below"]:
@@ -453,7 +444,7 @@ class Fight:
             self.turn_over[c] = True
         if hit:
             k = min(k + (e == 3 and (k < f.tag_cap or rules["triumph_tag_over_cap"])), 6)
-            self.hit_monster(tgt, f.weapon.roll(self.rnd), f.tag_conds[k], f.tag_pierce[k])
+            self.hit_monster(tgt, roll(self.rnd, f.weapon), *f.tags[k])
 
     # --- the round ---------------------------------------------------------------------------
     def monsters(self, lost: list[int]) -> None:
@@ -461,13 +452,12 @@ class Fight:
         if self.pos is not None:  # monsters with nobody in reach walk toward the nearest enemy
             walks = []
             for m, f in enumerate(fs):
-                reach = max((s.reach for s in g.slots if s.owner == m), default=None)
                 foes = [j for j in g.enemies[m] if status[j] == STANDING]
-                if f.char or reach is None or status[m] != STANDING or not foes:
+                if f.char or f.reach < 0 or status[m] != STANDING or not foes:
                     continue
                 near = min(foes, key=lambda j: self.dist(m, j))
-                if self.dist(m, near) > reach:
-                    walks.append((m, near, max(reach, 1)))
+                if self.dist(m, near) > f.reach:
+                    walks.append((m, near, max(f.reach, 1)))
             for m, near, stop in walks:
                 self.walk(m, near, fs[m].speed, stop)
         for s, slot in enumerate(g.slots):
@@ -478,7 +468,7 @@ class Fight:
             if not cands:
                 continue
             tgt = self.pick(m, cands)
-            damage = slot.dice.roll(self.rnd)
+            damage = roll(self.rnd, slot.dice)
             if fs[tgt].char:
                 self.defend(m, tgt, s, damage)
             else:
@@ -512,9 +502,13 @@ class Fight:
         for early in (True, False):
             if not early:
                 self.monsters(lost)
-            for _ in range(g.beats):
-                for c in g.chars:
-                    if self.early[c] == early and status[c] == STANDING and not self.turn_over[c]:
+            for _ in range(g.beats):  # one action each per beat, in scenario order
+                acting = [c for c in g.chars if self.early[c] == early and status[c] == STANDING
+                          and not self.turn_over[c]]
+                if not acting:
+                    break  # nobody's turn comes back within a phase
+                for c in acting:
+                    if status[c] == STANDING and not self.turn_over[c]:
                         self.beat(c)
         if g.rules["recovery"] == "body":  # unspent Momentum heals Body
             for c in g.chars:
@@ -560,7 +554,8 @@ def play(path, n: int, seed: int = 0, max_rounds: int | None = None) -> dict:
 if __name__ == "__main__":  # pragma: no cover
     import sys
     import time
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     res = play(sys.argv[1] if len(sys.argv) > 1 else "scenarios/lens/novice_party_vs_brute.yaml",
                int(sys.argv[2]) if len(sys.argv) > 2 else 10000)
-    print(res, f"{res['n'] / (time.perf_counter() - t0):,.0f} skirmishes/s")
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    print(res, f"{res['n'] / wall:,.0f} skirmishes/s ({res['n'] / cpu:,.0f} per CPU-second)")
