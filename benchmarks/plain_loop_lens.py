@@ -117,12 +117,10 @@ def outcome_probs(talent: int, training: int, tn: int) -> list[Fraction]:
 
 
 def _tag_info(names, table) -> tuple[int, set, bool]:
-    conds = 0
-    for n in names:
-        if table[n]["inflicts"]:
-            conds |= 1 << T.CONDITIONS.index(table[n]["inflicts"])
-    return conds, {T.DEFENCES.index(d) for n in names for d in table[n]["defeats"]}, any(
-        table[n]["ignores_armor"] for n in names)
+    """Conditions the tags inflict (bits), the defences they defeat, whether they pierce armour."""
+    conds = sum({1 << T.CONDITIONS.index(table[n]["inflicts"]) for n in names if table[n]["inflicts"]})
+    return (conds, {T.DEFENCES.index(d) for n in names for d in table[n]["defeats"]},
+            any(table[n]["ignores_armor"] for n in names))
 
 
 class Game:
@@ -136,10 +134,9 @@ class Game:
             if key not in SUPPORTED_RULES and value != S.RULE_OPTIONS[key].default:
                 raise ValueError(f"the plain Lens loop plays the default rules only; {key} is {value!r}")
         tags, conds = T.DEFAULT_TAGS, T.DEFAULT_CONDITIONS
-        self.loss = [sum(conds[n]["momentum_loss"] for i, n in enumerate(T.CONDITIONS) if m >> i & 1)
-                     for m in range(16)]
-        self.attacks_lost = [sum(conds[n]["attacks_lost"] for i, n in enumerate(T.CONDITIONS) if m >> i & 1)
-                             for m in range(16)]
+        per_mask = lambda key: [sum(conds[n][key] for i, n in enumerate(T.CONDITIONS) if m >> i & 1)
+                                for m in range(16)]
+        self.loss, self.attacks_lost = per_mask("momentum_loss"), per_mask("attacks_lost")
         bits = lambda key: sum(1 << i for i, n in enumerate(T.CONDITIONS) if conds[n][key])
         self.lasting, self.no_weapon = bits("until_rearmed"), bits("no_weapon_attack")
         self.no_parry, self.no_dodge = bits("no_parry") | self.no_weapon, bits("no_dodge")
@@ -255,13 +252,9 @@ class Fight:
         self.rnd = rnd = rng.random
         fs = self.fs = game.fighters
         n = len(fs)
-        self.body = [f.body for f in fs]
-        self.void = [0] * n
-        self.status = [STANDING] * n
+        self.body, self.items, self.status = [f.body for f in fs], [f.item[1] for f in fs], [STANDING] * n
         self.bracket = [efforts(rnd, *f.init) if f.char else -1 for f in fs]
-        self.cond, self.fresh = [0] * n, [0] * n
-        self.owed, self.progress = [0] * n, [0] * n
-        self.items = [f.item[1] for f in fs]
+        self.void, self.cond, self.fresh, self.owed, self.progress = ([0] * n for _ in range(5))
         self.pos = [list(p) for p in game.start] if game.grid else None
         self.focus = [-1] * game.sides
 
@@ -417,7 +410,9 @@ class Fight:
             self.cond[c] &= ~DISARMED
         elif in_reach and not self.cond[c] & g.no_weapon:
             self.attack(c, f, p, in_reach, spare - 1)
-        elif foes and self.pos is not None:  # Move toward a random enemy, stopping within reach
+        elif foes and self.pos is not None:
+            # Move toward an enemy drawn afresh each Move, whatever the targeting mode (as the
+            # engine does: its Move passes no focus), stopping within reach.
             moved = self.walk(c, foes[int(rnd() * len(foes))], f.speed, max(f.reach, 1))
             self.mom[c] -= 1
             self.turn_over[c] |= moved == 0
