@@ -10,8 +10,13 @@ the row's views.
 `pick_target` reproduces `sim.policy.choose_targets` exactly, tie rules and float
 types included (tests/test_kernels.py checks it against the NumPy version).
 
+Kernels run without Numba's reference counting (`_nrt=False`, so they cannot allocate:
+callers pass work arrays): with it, every array argument of an inlined helper and
+every row view cost an atomic increment and decrement per row, which made the G&M
+round three times slower. Helpers are inlined into the ruleset kernel (`inline`).
+
 Numba's cache is keyed on the calling file only: after editing this module, clear the
-`__pycache__` entries of the ruleset kernels that call it (or touch their files).
+`__pycache__/*.nbi|nbc` entries of the ruleset kernels that call it (or touch their files).
 """
 from __future__ import annotations
 
@@ -20,8 +25,11 @@ from numba import njit
 
 RANDOM, WEAKEST, STRONGEST, FOCUS, NEAREST = range(5)  # sim.policy.TARGET_MODES
 
+kernel = njit(cache=True, nogil=True, _nrt=False)
+inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
 
-@njit(cache=True, nogil=True, inline='always', _nrt=False)
+
+@inline
 def pick_target(cand, a, mode, noise, i, health, focus, dist, di, o, use_nearest):
     """The target column of attack slot a of row i, or -1 when cand[a] holds no candidate.
 
@@ -30,7 +38,8 @@ def pick_target(cand, a, mode, noise, i, health, focus, dist, di, o, use_nearest
     side's focus target or -1; dist[di, o] (C,) distances from the attacker, used by
     `nearest` only when `use_nearest` (else nearest is random, as in choose_targets
     without distances). First index wins ties, as argmin/argmax do. Arrays are indexed
-    in place (no row views): every view costs a reference count in a compiled loop.
+    in place rather than through row views, which would cost reference counts when
+    called from a kernel that keeps them.
     """
     half = np.float32(0.5)
     C = cand.shape[1]
@@ -63,7 +72,7 @@ def pick_target(cand, a, mode, noise, i, health, focus, dist, di, o, use_nearest
     return chosen
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)  # allocates its result, so with reference counting
 def choose_targets(modes, candidates, health, focus, noise, distance, use_nearest):
     """`sim.policy.choose_targets` as a loop (for tests and NumPy callers): modes (n, A),
     candidates (n, A, C), health (n, C), focus (n, A), noise (n, A, C), distance (n, A, C)."""
@@ -81,7 +90,7 @@ def choose_targets(modes, candidates, health, focus, noise, distance, use_neares
     return out
 
 
-@njit(cache=True, nogil=True, inline='always', _nrt=False)
+@inline
 def attack_slots(i, p, slots, standing, can_act, enemy, dist, di, modes, health, focus, use_nearest, noise,
                  attack_roll, damage, defense, pen, cand, usable, acting, targets, need, hit,
                  taken, attacks, hits, dealt):

@@ -10,19 +10,15 @@ random streams are untouched.
 A traced replay passes the row to follow; the kernel copies that row's per-phase
 numbers into small buffers and engine.py writes the trace lines from them afterwards.
 
-The kernels run without Numba's reference counting (`_nrt=False`; work arrays come
-from `scratch`): with it, every array argument of the inlined helpers and every row
-view cost an atomic increment and decrement per row, which made the kernel three
-times slower.
+Like sim/kernels.py, the kernel runs without reference counting: its work arrays
+come from `scratch`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
-
-from sim.kernels import attack_slots, slot_arrays
+from sim.kernels import attack_slots, inline, kernel, slot_arrays
 from sim.rulesets.base import DEAD, STANDING, UNCONSCIOUS
 from sim.rulesets.gods_and_monsters.schema import ACTIONS, SURPRISED_DEFENSE_PENALTY, SURPRISED_ROLL_PENALTY
 
@@ -61,7 +57,7 @@ def scratch(A: int, C: int) -> tuple:
             (np.empty((A, C), b), np.empty(A, b), np.empty(A, b), np.empty(A, i32), np.empty(A, i32), np.empty(A, b)))
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@kernel
 def attack_phases(rnd, phases, check_now, lose_round, first_pen, injury_all, guide, use_nearest,
                   status, verve, survival, injuries, surprised, down_round,
                   attacks, hits, dealt, taken_total, last_dealt, last_taken,
@@ -121,7 +117,7 @@ def attack_phases(rnd, phases, check_now, lose_round, first_pen, injury_all, gui
                            health_roll, death_roll, trace_row, trace_comb)
 
 
-@njit(cache=True, nogil=True, inline='always', _nrt=False)
+@inline
 def _apply_damage(i, taken, uses_verve, status, verve, survival, injuries, owed):
     # Verve first where fighting is archetypal, then survival, then injuries; a roll is
     # owed when survival just reached 0 or injuries grew (engine._apply_damage).
@@ -139,7 +135,7 @@ def _apply_damage(i, taken, uses_verve, status, verve, survival, injuries, owed)
         owed[c] = status[i, c] == STANDING and ((had_survival and survival[i, c] == 0 and taken[c] > 0) or left > 0)
 
 
-@njit(cache=True, nogil=True, inline='always', _nrt=False)
+@inline
 def _health_checks(i, owed, p, k, rnd, guide, fortitude, status, injuries, surprised, down_round,
                    health_roll, death_roll, trace_row, trace):
     # p: the phase whose dice are rolled; k: the row of the trace buffer.
