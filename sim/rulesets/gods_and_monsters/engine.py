@@ -1,9 +1,12 @@
-"""Gods & Monsters core combat as array operations over a batch of skirmishes.
+"""Gods & Monsters core combat over a batch of skirmishes.
 
 Shapes: N skirmishes (active rows), C combatants, A attack slots (every attack every
 combatant may make in a round, flattened), P phases (1 when simultaneous, one per
 side when sequential). Every random draw of a round is made up front with a fixed
-shape, so variants of a scenario stay on common random numbers.
+shape, so variants of a scenario stay on common random numbers. Decisions, focus and
+movement are array operations; the attack phases that follow the draws run row by
+row in a compiled kernel (kernels.py), which uses the same draws, so results are
+those of the array code it replaced, bit for bit.
 """
 from __future__ import annotations
 
@@ -361,8 +364,7 @@ def step(setup: Setup, state: State, batch) -> None:
         k.slots[phases], setup.enemy, setup.uses_verve, setup.fortitude, setup.defense,
         t.pos if t else -1, trace_slots, trace_comb, *K.scratch(len(setup.slot_owner), C))
     if t:
-        _trace_round(t, setup, state, phases, check_now, trace_slots, trace_comb, attack_roll, damage,
-                     health_roll, death_roll)
+        _trace_round(t, setup, phases, check_now, trace_slots, trace_comb, attack_roll, damage, health_roll)
     state.rounds[:] = rnd
 
 
@@ -429,8 +431,8 @@ def _health_checks(setup: Setup, state: State, owed: np.ndarray, roll: np.ndarra
     np.putmask(state.down_round, dies | faints, rnd)
 
 
-def _trace_round(t, setup: Setup, state: State, phases: int, check_now: bool, slots: np.ndarray,
-                 comb: np.ndarray, roll, damage, health_roll, death_roll) -> None:
+def _trace_round(t, setup: Setup, phases: int, check_now: bool, slots: np.ndarray, comb: np.ndarray,
+                 roll, damage, health_roll) -> None:
     """The kernel's record of the traced row, in the order the round happened."""
     p = t.pos
     for ph in range(phases):
@@ -461,7 +463,9 @@ def _trace_checks(t, comb: np.ndarray, roll: np.ndarray) -> None:
 
 def row_bytes(setup: Setup) -> int:
     """Rough peak bytes of one skirmish's round: (attack slots x combatants) float and int
-    temporaries dominate (measured about 24 bytes per pair with a thousand combatants)."""
+    temporaries dominate (measured about 24 bytes per pair with a thousand combatants).
+    The core round's kernel needs less, but the estimate stays: it sets how a big chunk
+    is sliced, and so the order of its random draws."""
     return 32 * len(setup.slot_owner) * len(setup.names) + 256 * len(setup.names)
 
 
