@@ -19,7 +19,6 @@ from sim.dice import DiceTable
 from sim.policy import TARGET_MODES
 from sim.rulesets.base import DEAD, DRAW, FLED, STANDING, UNCONSCIOUS, BatchState, Outcome
 from sim.rulesets.gods_and_monsters import schema as S
-from sim.rulesets.gods_and_monsters import kernels as K
 from sim.rulesets.gods_and_monsters import movement, situations
 from sim.rulesets.gods_and_monsters.policies import decide, observe  # noqa: F401 (observe: for scripted rules)
 from sim.rulesets.gods_and_monsters.lastaxis import any_last
@@ -77,7 +76,7 @@ class Setup:
     sx: object = None  # situations.Situations, or None when the scenario uses none (the core round)
     evasion: np.ndarray | None = None
     uses_health: bool = True  # some policy targets the weakest or strongest (needs health left per round)
-    kernel: K.KernelArrays | None = None  # the slots in the form the compiled round takes
+    kernel: object = None  # kernels.KernelArrays: the slots as the compiled round takes them (made on first use)
 
 
 @dataclass
@@ -202,9 +201,8 @@ def build(scenario) -> Setup:
         static_dist=movement.static_distances(scenario.layout, grid, enemy, max_reach, move_mode),
         evasion=stat("evasion"), slot_entries=entries_all,
     ))
-    # The situations and the kernel's arrays are compiled from the slots that are left.
+    # The situations are compiled from the slots that are left.
     setup.sx = situations.build_situations(scenario, setup.slot_owner, setup.slot_entries, grid)
-    setup.kernel = K.kernel_arrays(setup)
     return setup
 
 
@@ -300,6 +298,8 @@ def step(setup: Setup, state: State, batch) -> None:
     if setup.sx is not None:
         from sim.rulesets.gods_and_monsters import extended
         return extended.step(setup, state, batch)
+    # Numba (and what it loads on first use) only when a scenario plays the core round.
+    from sim.rulesets.gods_and_monsters import kernels as K
     rules = setup.rules
     state.round = rnd = batch.round
     C = len(setup.names)
@@ -348,6 +348,8 @@ def step(setup: Setup, state: State, batch) -> None:
         dist = setup.static_dist[None]
     else:
         dist = movement.move(setup, state, standing, standing & ~lost_round & (action != HOLD), target_mode, noise, t)
+    if setup.kernel is None:
+        setup.kernel = K.kernel_arrays(setup)
     k = setup.kernel
     check_now = rules["health_check"] == "immediate" or phases == 1
     guide = death_roll is not None
@@ -434,6 +436,7 @@ def _health_checks(setup: Setup, state: State, owed: np.ndarray, roll: np.ndarra
 def _trace_round(t, setup: Setup, phases: int, check_now: bool, slots: np.ndarray, comb: np.ndarray,
                  roll, damage, health_roll) -> None:
     """The kernel's record of the traced row, in the order the round happened."""
+    from sim.rulesets.gods_and_monsters import kernels as K
     p = t.pos
     for ph in range(phases):
         for a in np.flatnonzero(slots[ph, K.T_ACTING]):
@@ -453,6 +456,7 @@ def _trace_round(t, setup: Setup, phases: int, check_now: bool, slots: np.ndarra
 
 
 def _trace_checks(t, comb: np.ndarray, roll: np.ndarray) -> None:
+    from sim.rulesets.gods_and_monsters import kernels as K
     for c in np.flatnonzero(comb[K.T_OWED]):
         if comb[K.T_RESULT, c] == K.DIES:
             t.line(f"  {t.name(c)} dies ({comb[K.T_INJURIES, c]} injuries).")
