@@ -366,7 +366,7 @@ def step(setup: Setup, state: State, batch) -> None:
         k.slots[phases], setup.enemy, setup.uses_verve, setup.fortitude, setup.defense,
         t.pos if t else -1, trace_slots, trace_comb, *K.scratch(len(setup.slot_owner), C))
     if t:
-        _trace_round(t, setup, phases, check_now, trace_slots, trace_comb, attack_roll, damage, health_roll)
+        K.trace_round(t, setup, phases, check_now, trace_slots, trace_comb, attack_roll, damage, health_roll)
     state.rounds[:] = rnd
 
 
@@ -431,38 +431,6 @@ def _health_checks(setup: Setup, state: State, owed: np.ndarray, roll: np.ndarra
     np.putmask(state.status, dies, DEAD)
     np.putmask(state.status, faints, UNCONSCIOUS)
     np.putmask(state.down_round, dies | faints, rnd)
-
-
-def _trace_round(t, setup: Setup, phases: int, check_now: bool, slots: np.ndarray, comb: np.ndarray,
-                 roll, damage, health_roll) -> None:
-    """The kernel's record of the traced row, in the order the round happened."""
-    from sim.rulesets.gods_and_monsters import kernels as K
-    p = t.pos
-    for ph in range(phases):
-        for a in np.flatnonzero(slots[ph, K.T_ACTING]):
-            owner, tgt, hit = setup.slot_owner[a], slots[ph, K.T_TARGET, a], slots[ph, K.T_HIT, a]
-            verdict = f"HIT for {damage[p, a]} ({setup.slot_dice.dice[a]}" + (
-                f"{setup.slot_damage_bonus[a]:+d}" if setup.slot_damage_bonus[a] else "") + ")" if hit else "miss"
-            t.line(f"{t.name(owner)} attacks {t.name(tgt)} with {setup.slot_name[a]}: needs "
-                   f"{slots[ph, K.T_SLOT_NEED, a]} or lower, rolls {roll[p, a]}: {verdict}.")
-        c_ = comb[ph]
-        for c in np.flatnonzero(c_[K.T_TAKEN] > 0):
-            t.line(f"  {t.name(c)} takes {c_[K.T_TAKEN, c]}: verve {c_[K.T_VERVE, c]}, survival "
-                   f"{c_[K.T_SURVIVAL, c]}, injuries {c_[K.T_INJURIES, c]}.")
-        if check_now:
-            _trace_checks(t, comb[ph], health_roll[p, :, ph])
-    if not check_now:
-        _trace_checks(t, comb[phases], health_roll[p, :, 0])
-
-
-def _trace_checks(t, comb: np.ndarray, roll: np.ndarray) -> None:
-    from sim.rulesets.gods_and_monsters import kernels as K
-    for c in np.flatnonzero(comb[K.T_OWED]):
-        if comb[K.T_RESULT, c] == K.DIES:
-            t.line(f"  {t.name(c)} dies ({comb[K.T_INJURIES, c]} injuries).")
-        else:
-            t.line(f"  {t.name(c)} rolls to stay conscious: {roll[c]} against {comb[K.T_NEED, c]}: "
-                   f"{'falls UNCONSCIOUS' if comb[K.T_RESULT, c] == K.FAINTS else 'stays conscious'}.")
 
 
 def row_bytes(setup: Setup) -> int:

@@ -164,3 +164,33 @@ def _health_checks(i, owed, p, k, rnd, guide, fortitude, status, injuries, surpr
             trace[k, T_OWED, c] = owed[c]
             trace[k, T_RESULT, c] = result
             trace[k, T_NEED, c] = need
+
+
+def trace_round(t, setup, phases: int, check_now: bool, slots: np.ndarray, comb: np.ndarray,
+                 roll, damage, health_roll) -> None:
+    """The kernel's record of the traced row, in the order the round happened."""
+    p = t.pos
+    for ph in range(phases):
+        for a in np.flatnonzero(slots[ph, T_ACTING]):
+            owner, tgt, hit = setup.slot_owner[a], slots[ph, T_TARGET, a], slots[ph, T_HIT, a]
+            verdict = f"HIT for {damage[p, a]} ({setup.slot_dice.dice[a]}" + (
+                f"{setup.slot_damage_bonus[a]:+d}" if setup.slot_damage_bonus[a] else "") + ")" if hit else "miss"
+            t.line(f"{t.name(owner)} attacks {t.name(tgt)} with {setup.slot_name[a]}: needs "
+                   f"{slots[ph, T_SLOT_NEED, a]} or lower, rolls {roll[p, a]}: {verdict}.")
+        c_ = comb[ph]
+        for c in np.flatnonzero(c_[T_TAKEN] > 0):
+            t.line(f"  {t.name(c)} takes {c_[T_TAKEN, c]}: verve {c_[T_VERVE, c]}, survival "
+                   f"{c_[T_SURVIVAL, c]}, injuries {c_[T_INJURIES, c]}.")
+        if check_now:
+            _trace_checks(t, comb[ph], health_roll[p, :, ph])
+    if not check_now:
+        _trace_checks(t, comb[phases], health_roll[p, :, 0])
+
+
+def _trace_checks(t, comb: np.ndarray, roll: np.ndarray) -> None:
+    for c in np.flatnonzero(comb[T_OWED]):
+        if comb[T_RESULT, c] == DIES:
+            t.line(f"  {t.name(c)} dies ({comb[T_INJURIES, c]} injuries).")
+        else:
+            t.line(f"  {t.name(c)} rolls to stay conscious: {roll[c]} against {comb[T_NEED, c]}: "
+                   f"{'falls UNCONSCIOUS' if comb[T_RESULT, c] == FAINTS else 'stays conscious'}.")
