@@ -4,11 +4,11 @@ NumPy plays a round as some forty passes over whole-batch arrays; a compiled loo
 over one skirmish's attack slots does the same work in one pass, with every
 temporary in a few cached lines. Rulesets keep all random draws in NumPy (same calls,
 same order, same shapes), so random streams and results are bit-for-bit those of the
-array code; a ruleset kernel loops over skirmish rows and calls these functions on
-the row's views.
+array code; a ruleset kernel loops over skirmish rows and calls these functions with
+the row's index.
 
 `pick_target` reproduces `sim.policy.choose_targets` exactly, tie rules and float
-types included (tests/test_kernels.py checks it against the NumPy version).
+types included (tests/test_policy_kernels.py checks it against the NumPy version).
 
 Kernels run without Numba's reference counting (`_nrt=False`, so they cannot allocate:
 callers pass work arrays): with it, every array argument of an inlined helper and

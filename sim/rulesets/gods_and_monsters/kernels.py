@@ -8,7 +8,7 @@ the extended round uses). The draws are made by engine.core_draws beforehand, so
 random streams are untouched.
 
 A traced replay passes the row to follow; the kernel copies that row's per-phase
-numbers into small buffers and engine.py writes the trace lines from them afterwards.
+numbers into small buffers and `trace_round` writes the trace lines from them.
 
 Like sim/kernels.py, the kernel runs without reference counting: its work arrays
 come from `scratch`.
@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from sim.kernels import attack_slots, inline, kernel, slot_arrays
 from sim.rulesets.base import DEAD, STANDING, UNCONSCIOUS
 from sim.rulesets.gods_and_monsters.schema import ACTIONS, SURPRISED_DEFENSE_PENALTY, SURPRISED_ROLL_PENALTY
