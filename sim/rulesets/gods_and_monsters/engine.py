@@ -1,9 +1,12 @@
-"""Gods & Monsters core combat as array operations over a batch of skirmishes.
+"""Gods & Monsters core combat over a batch of skirmishes.
 
 Shapes: N skirmishes (active rows), C combatants, A attack slots (every attack every
 combatant may make in a round, flattened), P phases (1 when simultaneous, one per
 side when sequential). Every random draw of a round is made up front with a fixed
-shape, so variants of a scenario stay on common random numbers.
+shape, so variants of a scenario stay on common random numbers. Decisions, focus and
+movement are array operations; the attack phases that follow the draws run row by
+row in a compiled kernel (kernels.py), which uses the same draws, so results are
+those of the array code it replaced, bit for bit.
 """
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ import numpy as np
 
 from sim import battlefield as bf
 from sim.dice import DiceTable
-from sim.policy import TARGET_MODES, choose_targets
+from sim.policy import TARGET_MODES
 from sim.rulesets.base import DEAD, DRAW, FLED, STANDING, UNCONSCIOUS, BatchState, Outcome
 from sim.rulesets.gods_and_monsters import schema as S
 from sim.rulesets.gods_and_monsters import movement, situations
@@ -73,6 +76,7 @@ class Setup:
     sx: object = None  # situations.Situations, or None when the scenario uses none (the core round)
     evasion: np.ndarray | None = None
     uses_health: bool = True  # some policy targets the weakest or strongest (needs health left per round)
+    kernel: object = None  # kernels.KernelArrays: the slots as the compiled round takes them (made on first use)
 
 
 @dataclass
@@ -294,10 +298,11 @@ def step(setup: Setup, state: State, batch) -> None:
     if setup.sx is not None:
         from sim.rulesets.gods_and_monsters import extended
         return extended.step(setup, state, batch)
+    # Numba (and what it loads on first use) only when a scenario plays the core round.
+    from sim.rulesets.gods_and_monsters import kernels as K
     rules = setup.rules
     state.round = rnd = batch.round
-    n, C, A = batch.size, len(setup.names), len(setup.slot_owner)
-    rows = np.arange(n)[:, None]
+    C = len(setup.names)
     t = batch.trace
     if t:
         t.line(f"\n--- Round {rnd} ---")
@@ -331,84 +336,37 @@ def step(setup: Setup, state: State, batch) -> None:
     if setup.uses_focus:
         _update_focus(setup, state, standing, focus_noise)
 
-    # Attack and defense modifiers of the round.
-    lost_round = (rnd == 1) & state.surprised & (rules["surprised_first_round"] == "lose_round")
-    if rnd == 1:
-        attack_pen = np.where(state.surprised, rules["surprised_first_round_penalty"], 0)
-        defense = None  # surprise costs no defense in the first round
-    elif state.surprised.any():
-        attack_pen = np.where(state.surprised, S.SURPRISED_ROLL_PENALTY, 0)
-        defense = setup.defense[None, :] - S.SURPRISED_DEFENSE_PENALTY * state.surprised
-    else:
-        attack_pen = np.zeros((n, C), dtype=np.int64)
-        defense = None
-    attack_pen = attack_pen + injury_pen
-    can_attack = standing & (action == ATTACK) & ~lost_round
+    # The kernel applies the attack modifiers of the round; movement and the trace need who lost it.
+    lose_round = rules["surprised_first_round"] == "lose_round"
+    if t or setup.static_dist is None:
+        lost_round = (rnd == 1) & state.surprised & lose_round
     if t:
         for c in np.flatnonzero(standing[t.pos] & lost_round[t.pos]):
             t.line(f"{t.name(c)} is surprised and cannot act this round.")
 
-    slot_enemy = setup.enemy[setup.slot_owner]  # (A, C)
     if setup.static_dist is not None:
-        slot_dist = None
-        reachable = (slot_enemy & (setup.static_dist[setup.slot_owner] <= setup.slot_reach[:, None]))[None]
+        dist = setup.static_dist[None]
     else:
         dist = movement.move(setup, state, standing, standing & ~lost_round & (action != HOLD), target_mode, noise, t)
-        slot_dist = dist[:, setup.slot_owner, :]  # (N, A, C) from each slot's owner
-        reachable = slot_enemy[None] & (slot_dist <= setup.slot_reach[None, :, None])
-
-    slot_side = setup.side[setup.slot_owner]
-    slot_modes = target_mode[:, setup.slot_owner]
-    last_taken = np.zeros((n, C), dtype=np.int32)
-    last_dealt = np.zeros((n, C), dtype=np.int32)
-    pending = np.zeros((n, C), dtype=bool)  # health rolls owed for end_of_round
-    for p in range(phases):
-        in_phase = np.ones(A, dtype=bool) if phases == 1 else (slot_side == p)
-        # `standing` is refreshed after each phase: someone felled earlier this round
-        # under sequential resolution does not strike back.
-        acting = (can_attack & standing)[:, setup.slot_owner]
-        if phases > 1:
-            acting &= in_phase[None, :]
-        if not acting.any():
-            continue
-        candidates = standing[:, None, :] & reachable
-        if setup.has_alternatives:
-            # Of a combatant's alternative weapons, only the first that reaches an enemy is used.
-            usable = any_last(candidates)
-            acting &= (usable.astype(np.float32) @ setup.slot_earlier) == 0
-        focus = state.focus[:, slot_side] if setup.uses_focus else None
-        health = (state.verve + state.survival).astype(np.float32) if setup.uses_health else None
-        targets = choose_targets(slot_modes, candidates, health, focus, noise, slot_dist)
-        acting &= targets >= 0
-        tgt = np.maximum(targets, 0)
-        cell = rows * C + tgt  # flat (skirmish, target) index: cheaper than take_along_axis
-        def_t = setup.defense[tgt] if defense is None else defense.ravel().take(cell)
-        need = setup.slot_target_base[None, :] - def_t - attack_pen[:, setup.slot_owner]
-        hit = acting & (attack_roll <= need)
-        dealt = np.where(hit, damage, 0)
-        # Misses deal 0, so every slot can go in: no boolean gathers (several times faster).
-        taken = np.bincount(cell.ravel(), weights=dealt.ravel(), minlength=n * C)
-        taken = taken.reshape(n, C).astype(np.int32)
-        state.attacks += (acting.astype(np.float32) @ setup.owner_onehot).astype(np.int32)
-        state.hits += (hit.astype(np.float32) @ setup.owner_onehot).astype(np.int32)
-        dealt_by = (dealt.astype(np.float32) @ setup.owner_onehot).astype(np.int32)
-        state.dealt += dealt_by
-        state.taken += taken
-        last_dealt += dealt_by
-        last_taken += taken
-        if t:
-            _trace_attacks(t, setup, acting, targets, attack_roll, need, hit, damage)
-        needs_roll = _apply_damage(setup, state, taken, t)
-        if rules["health_check"] == "immediate" or phases == 1:
-            _health_checks(setup, state, needs_roll, health_roll[:, :, p],
-                           None if death_roll is None else death_roll[:, :, p], rnd, t)
-            standing = state.status == STANDING
-        else:
-            pending |= needs_roll
-    if pending.any():
-        _health_checks(setup, state, pending, health_roll[:, :, 0],
-                       None if death_roll is None else death_roll[:, :, 0], rnd, t)
-    state.last_dealt, state.last_taken = last_dealt, last_taken
+    if setup.kernel is None:
+        setup.kernel = K.kernel_arrays(setup)
+    k = setup.kernel
+    check_now = rules["health_check"] == "immediate" or phases == 1
+    guide = death_roll is not None
+    trace_slots = np.zeros((phases, 4, len(setup.slot_owner)), dtype=np.int32)
+    trace_comb = np.zeros((phases + 1, 7, C), dtype=np.int32)
+    K.attack_phases(
+        rnd, phases, check_now, lose_round,
+        int(rules["surprised_first_round_penalty"]), rules["injury_penalty"] == "all_rolls", guide,
+        setup.static_dist is None,
+        state.status, state.verve, state.survival, state.injuries, state.surprised, state.down_round,
+        state.attacks, state.hits, state.dealt, state.taken, state.last_dealt, state.last_taken,
+        action, target_mode, state.focus, noise, np.ascontiguousarray(dist), attack_roll, damage, health_roll,
+        death_roll if guide else k.no_death_roll,
+        k.slots[phases], setup.enemy, setup.uses_verve, setup.fortitude, setup.defense,
+        t.pos if t else -1, trace_slots, trace_comb, *K.scratch(len(setup.slot_owner), C))
+    if t:
+        K.trace_round(t, setup, phases, check_now, trace_slots, trace_comb, attack_roll, damage, health_roll)
     state.rounds[:] = rnd
 
 
@@ -427,6 +385,7 @@ def _apply_damage(setup: Setup, state: State, taken: np.ndarray, t, direct: np.n
 
     `direct` are injury points dealt straight (knockout and killing blows).
     Returns where a roll to stay conscious is owed: survival just reached 0, or injuries grew.
+    The extended round uses this; the core round's kernel (kernels._apply_damage) mirrors it.
     """
     left = taken.copy()
     off_verve = np.where(setup.uses_verve[None, :], np.minimum(state.verve, left), 0)
@@ -451,6 +410,7 @@ def _apply_damage(setup: Setup, state: State, taken: np.ndarray, t, direct: np.n
 
 
 def _health_checks(setup: Setup, state: State, owed: np.ndarray, roll: np.ndarray, death_roll, rnd: int, t) -> None:
+    # The extended round's; the core round's kernel (kernels._health_checks) mirrors it.
     if not owed.any():
         return
     # Death first: a combatant past its limit is dead whether or not it stays conscious.
@@ -473,19 +433,11 @@ def _health_checks(setup: Setup, state: State, owed: np.ndarray, roll: np.ndarra
     np.putmask(state.down_round, dies | faints, rnd)
 
 
-def _trace_attacks(t, setup: Setup, acting, targets, roll, need, hit, damage) -> None:
-    p = t.pos
-    for a in np.flatnonzero(acting[p]):
-        owner, tgt = setup.slot_owner[a], targets[p, a]
-        verdict = f"HIT for {damage[p, a]} ({setup.slot_dice.dice[a]}" + (
-            f"{setup.slot_damage_bonus[a]:+d}" if setup.slot_damage_bonus[a] else "") + ")" if hit[p, a] else "miss"
-        t.line(f"{t.name(owner)} attacks {t.name(tgt)} with {setup.slot_name[a]}: needs {need[p, a]} or "
-               f"lower, rolls {roll[p, a]}: {verdict}.")
-
-
 def row_bytes(setup: Setup) -> int:
     """Rough peak bytes of one skirmish's round: (attack slots x combatants) float and int
-    temporaries dominate (measured about 24 bytes per pair with a thousand combatants)."""
+    temporaries dominate (measured about 24 bytes per pair with a thousand combatants).
+    The core round's kernel needs less, but the estimate stays: it sets how a big chunk
+    is sliced, and so the order of its random draws."""
     return 32 * len(setup.slot_owner) * len(setup.names) + 256 * len(setup.names)
 
 
