@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import operator
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Callable
 
@@ -109,6 +110,30 @@ def compile_condition(text: str, names: dict[str, str], path: str) -> Callable[[
 
 def _batch_len(obs: dict) -> int:
     return len(obs["round"])
+
+
+class LazyObservations(Mapping):
+    """Observations made when a condition first reads them.
+
+    A ruleset names how to compute each one; a rule that tests `health` alone then pays
+    nothing for distances to every enemy, which dominated scenarios with many scripted
+    combatants when all observations were computed for each of them every round.
+    """
+
+    def __init__(self, makers: dict[str, Callable[[], np.ndarray]]):
+        self._makers = makers
+        self._made: dict[str, np.ndarray] = {}
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        if key not in self._made:
+            self._made[key] = self._makers[key]()
+        return self._made[key]
+
+    def __iter__(self):
+        return iter(self._makers)
+
+    def __len__(self) -> int:
+        return len(self._makers)
 
 
 @dataclass

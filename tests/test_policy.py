@@ -188,3 +188,26 @@ def test_random_targeting_is_uniform():
     assert counts[0] == 0
     se = np.sqrt(1 / 3 * 2 / 3 / n)
     assert np.all(np.abs(counts[1:] / n - 1 / 3) <= 4 * se)
+
+
+def test_lazy_observations_make_only_what_a_condition_reads_and_each_once():
+    from sim.policy import LazyObservations, compile_condition
+    made = []
+
+    def maker(key, value):
+        def make():
+            made.append(key)
+            return value
+        return make
+
+    def never():
+        raise AssertionError("an observation no condition reads was computed")
+
+    obs = LazyObservations({"round": maker("round", np.array([1, 2, 3])),
+                            "health": maker("health", np.array([0.2, 0.5, 0.9])),
+                            "nearest_enemy": never})
+    cond = compile_condition("health < 0.6 and round > 1", {"round": "", "health": "", "nearest_enemy": ""}, "p")
+    np.testing.assert_array_equal(cond(obs), [False, True, False])
+    np.testing.assert_array_equal(cond(obs), [False, True, False])
+    assert sorted(made) == ["health", "round"]
+    assert set(obs) == {"round", "health", "nearest_enemy"} and len(obs) == 3

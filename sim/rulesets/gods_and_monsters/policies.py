@@ -9,35 +9,57 @@ from __future__ import annotations
 import numpy as np
 
 from sim import battlefield as bf
+from sim.policy import LazyObservations
 from sim.rulesets.gods_and_monsters import situations
 from sim.rulesets.gods_and_monsters.situations import ATTACK, CAST, COVER, FLEE, LEAD, WITHDRAW
 
 
-def observe(setup, state, c: int, standing: np.ndarray) -> dict:
+def observe(setup, state, c: int, standing: np.ndarray, shared: dict | None = None) -> LazyObservations:
+    """What combatant `c`'s scripted conditions may test, each made on first use.
+
+    `shared` caches what every combatant's observations derive from (distances between
+    all pairs) for one decision round.
+    """
+    shared = {} if shared is None else shared
     n = state.status.shape[0]
     start = setup.verve[c] + setup.survival[c]
     same = setup.side == setup.side[c]
-    return {
-        "round": np.full(n, state.round),
-        "health": (state.verve[:, c] + state.survival[:, c]) / start,
-        "survival": state.survival[:, c],
-        "verve": state.verve[:, c],
-        "injuries": state.injuries[:, c],
-        "surprised": state.surprised[:, c].astype(np.int8),
-        "allies_standing": standing[:, same].sum(axis=1),
-        "enemies_standing": standing[:, ~same].sum(axis=1),
-        "took_damage": state.last_taken[:, c],
-        "dealt_damage": state.last_dealt[:, c],
-        "nearest_enemy": _nearest_enemy_cells(setup, state, standing)[:, c] * setup.grid.cell_size,
-        **_situation_observations(setup, state, c, standing),
+    situation = lambda: _once(shared, ("situation", c), lambda: _situation_observations(setup, state, c, standing,
+                                                                                          shared))
+    makers = {
+        "round": lambda: np.full(n, state.round),
+        "health": lambda: (state.verve[:, c] + state.survival[:, c]) / start,
+        "survival": lambda: state.survival[:, c],
+        "verve": lambda: state.verve[:, c],
+        "injuries": lambda: state.injuries[:, c],
+        "surprised": lambda: state.surprised[:, c].astype(np.int8),
+        "allies_standing": lambda: standing[:, same].sum(axis=1),
+        "enemies_standing": lambda: standing[:, ~same].sum(axis=1),
+        "took_damage": lambda: state.last_taken[:, c],
+        "dealt_damage": lambda: state.last_dealt[:, c],
+        "nearest_enemy": lambda: _once(shared, "nearest", lambda: _nearest_enemy_cells(setup, state, standing))[:, c]
+        * setup.grid.cell_size,
     }
+    for key in SITUATION_OBSERVATIONS:
+        makers[key] = lambda key=key: situation()[key]
+    return LazyObservations(makers)
 
 
-def _situation_observations(setup, state, c: int, standing: np.ndarray) -> dict:
+SITUATION_OBSERVATIONS = ("in_close_combat", "spells_left", "weapon_ready", "held", "holding",
+                          "enemies_immobile", "enemies_casting")
+
+
+def _once(shared: dict, key, make):
+    if key not in shared:
+        shared[key] = make()
+    return shared[key]
+
+
+def _situation_observations(setup, state, c: int, standing: np.ndarray, shared: dict) -> dict:
     n = state.status.shape[0]
     zero = np.zeros(n, dtype=np.int32)
     sx = setup.sx
-    dist = bf.distances(state.pos, "chebyshev")[:, c, :]
+    dist = _once(shared, "chebyshev", lambda: bf.distances(state.pos, "chebyshev"))[:, c, :]
     reach = sx.close_reach[c][None, :] if sx is not None else 1
     close = (standing & setup.enemy[c][None, :] & (dist <= reach)).any(axis=1).astype(np.int8)
     if sx is None:
@@ -74,8 +96,9 @@ def decide(setup, state, standing: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         flee |= bad & setup.flee_after_bad_round[None, :] & standing
     action = np.where(flee, np.int8(FLEE), np.int8(ATTACK))
     target = np.broadcast_to(setup.default_target, action.shape).copy()
+    shared: dict = {}
     for c in setup.scripted:
-        a, m = setup.policies[c].decide(observe(setup, state, c, standing), action[:, c])
+        a, m = setup.policies[c].decide(observe(setup, state, c, standing, shared), action[:, c])
         action[:, c], target[:, c] = a, m
     return action, target
 
@@ -110,7 +133,8 @@ def decide_situations(setup, state, standing):
             has[:, c] |= state.spell_uses[:, s] > 0
         action[free & has & sx.cast[None, :]] = CAST
     target = np.broadcast_to(setup.default_target, action.shape).copy()
+    shared: dict = {}
     for c in setup.scripted:
-        a, m = setup.policies[c].decide(observe(setup, state, c, standing), action[:, c])
+        a, m = setup.policies[c].decide(observe(setup, state, c, standing, shared), action[:, c])
         action[:, c], target[:, c] = a, m
     return action, target
