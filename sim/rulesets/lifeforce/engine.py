@@ -84,6 +84,10 @@ class Setup:
     layout: object
     rules: dict
 
+    def __post_init__(self):
+        self.melee_reach = self.w_reach[self.melee_w]
+        self.unarmed_reach = self.w_reach[self.unarmed_w]
+
     def current_melee(self, state, rows, who) -> np.ndarray:
         """The weapon row a creature strikes with in melee: its melee weapon, or its hands if disarmed."""
         return np.where(state.disarmed[rows, who], self.unarmed_w[who], self.melee_w[who])
@@ -146,6 +150,17 @@ class Ctx:
         self.flat_footed = np.broadcast_to(setup.surprised & (self.round == 1), state.hp.shape)
         no_act = setup.rules["surprise_round"] == "no_actions"
         self.no_actions = self.flat_footed if no_act else np.zeros_like(self.flat_footed)
+        # Per creature: both depend on the round only, not on the row.
+        self.ff = setup.surprised & (self.round == 1)
+        self.no_act = self.ff & no_act
+        self.no_act_any = bool(self.no_act.any())
+        self.any_loading = bool(setup.w_loading.any())
+        # Action points each prepared action needs (a Loading weapon's attack adds its reload).
+        need = np.full(len(P.ACTION_NAMES), 2, dtype=np.int64)
+        need[[P.RUN, P.GRAPPLE]] = 1
+        need[P.STAND] = setup.rules["stand_up_ap"]
+        need[P.RECOVER] = setup.rules["disarmed_recover_ap"]
+        self.need = need
         self.C = C
         self.refresh()
 
