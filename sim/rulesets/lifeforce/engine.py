@@ -17,6 +17,7 @@ from sim.dice import DiceTable, parse_dice
 from sim.rulesets.base import DRAW, STANDING, BatchState, Outcome
 from sim.rulesets.lifeforce import policies as P
 from sim.rulesets.lifeforce import tables as T
+from sim.rulesets.lifeforce.attacks import strength_damage
 from sim.rulesets.lifeforce.resolve import READY_BLOCK, READY_NONE, READY_OPPORTUNITY, end_grapple
 from sim.rulesets.lifeforce.turn import take_turn
 from sim.rulesets.lifeforce.turn_order import roll_offs, turn_order
@@ -87,6 +88,25 @@ class Setup:
     def __post_init__(self):
         self.melee_reach = self.w_reach[self.melee_w]
         self.unarmed_reach = self.w_reach[self.unarmed_w]
+        # Who may use its Reaction for each kind: trained, keeping it for that, and (Shield
+        # Block) carrying a shield.
+        keeps = lambda kind: (self.use_reaction == "any") | (self.use_reaction == kind)
+        self.any_focus = bool((self.target_mode == P.FOCUS).any())
+        self.abandon_melee = self.abandon & (self.ranged_w < 0)
+        # The nearest enemy: skirmishers keep from it, guardians watch it, scripted rules withdraw from it.
+        self.needs_nearest = bool(np.isin(self.family, (P.SKIRMISHER, P.GUARDIAN)).any() or self.scripted)
+        self.block_possible = bool(self.has_shield.any())
+        # Strength Benefit on a hit by creature c with weapon w (melee weapons only).
+        melee = self.w_range == 0
+        self.sb_weapon = np.where(melee[None, :], strength_damage(self.sb[:, None], self.w_two[None, :],
+                                                                  self.rules["two_handed_multiplier"]), 0)
+        self.w_strike = np.where(self.w_range > 0, self.w_range, self.w_reach)  # Dual Strike's reach
+        dual = T.STUNT["dual_strike"]
+        costs = self.stunt_costs[:, dual]
+        in_use = (self.stunt_priority == dual).any() and (costs > 0).any()
+        self.dual_min_cost = int(costs[costs > 0].min()) if in_use else 0
+        self.reacts = {"shield_block": self.can_block & keeps("shield_block") & self.has_shield,
+                       "attack_of_opportunity": self.can_aoo & keeps("attack_of_opportunity")}
 
     def current_melee(self, state, rows, who) -> np.ndarray:
         """The weapon row a creature strikes with in melee: its melee weapon, or its hands if disarmed."""
@@ -194,16 +214,26 @@ class Ctx:
         self.u_shield = b.uniform(C, self.setup.shield_dice.max_count or 1)
         self.noise = b.uniform(C)
 
-    def damage(self, rows, att, w, slot: int) -> np.ndarray:
-        """Weapon dice of weapon rows `w` for attackers `att` (slot 0 attack, 1 Dual Strike)."""
-        return _faces(self.setup.w_dice, w, self.u_damage[rows, att, slot])
+    def damage(self, f, w, slot: int) -> np.ndarray:
+        """Weapon dice of weapon rows `w` for attackers at flat (row * C + creature) indices f
+        (slot 0 attack, 1 Dual Strike)."""
+        u = self.u_damage
+        return _faces(self.setup.w_dice, w, u.reshape(-1, u.shape[-1])[f * 2 + slot])
 
-    def shield(self, rows, who) -> np.ndarray:
-        return _faces(self.setup.shield_dice, who, self.u_shield[rows, who])
+    def shield(self, f, who) -> np.ndarray:
+        """Shield dice of defenders `who` at flat indices f."""
+        u = self.u_shield
+        return _faces(self.setup.shield_dice, who, u.reshape(-1, u.shape[-1])[f])
 
 
 def _faces(table: DiceTable, idx, u) -> np.ndarray:
     """Totals of the table's dice expressions `idx` (m,) from uniforms u (m, max dice)."""
+    if table.max_count <= 1:
+        # One die at most: no (m, 1) temporaries and no sum over a length-1 axis.
+        faces = (u[:, 0] * table.sides[idx]).astype(np.int32) + 1
+        if table.max_count == 0 or (table.counts == 0).any():
+            faces *= table.counts[idx] > 0
+        return faces + table.bonus[idx]
     sides = table.sides[idx][:, None]
     faces = (u[:, :max(table.max_count, 1)] * sides).astype(np.int32) + 1
     used = np.arange(faces.shape[1])[None, :] < table.counts[idx][:, None]

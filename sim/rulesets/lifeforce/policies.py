@@ -13,7 +13,8 @@ from sim.policy import TARGET_MODES, choose_targets
 from sim.rulesets.base import STANDING
 from sim.rulesets.lifeforce import schema as S
 from sim.rulesets.lifeforce import tables as T
-from sim.rulesets.lifeforce.resolve import READY_BLOCK, READY_NONE, READY_OPPORTUNITY, condition_mods
+from sim.rulesets.lifeforce.resolve import (READY_BLOCK, READY_NONE, READY_OPPORTUNITY, condition_mods,
+                                            condition_mods_at, flat)
 
 ATTACK, CHARGE, RUN, GRAPPLE, BLOCK, OPPORTUNITY, HOLD, WITHDRAW = range(len(S.ACTIONS))
 STAND, RECOVER = len(S.ACTIONS), len(S.ACTIONS) + 1
@@ -54,13 +55,15 @@ def update_targets(ctx, rows, a) -> None:
     """Keep a standing target: forced by Threaten or a grapple, else re-picked when it fell
     or (abandon_when_out_of_reach) when it left reach while another enemy is in reach."""
     setup, state = ctx.setup, ctx.state
-    m = np.arange(len(rows))
-    cur = state.target[rows, a]
-    ok = (cur >= 0) & (state.status[rows, np.maximum(cur, 0)] == STANDING)
+    C = ctx.C
+    f = rows * C + a
+    status = flat(state.status)
+    cur = flat(state.target)[f]
+    ok = (cur >= 0) & (status[rows * C + np.maximum(cur, 0)] == STANDING)
     modes = setup.target_mode[a]
     # A new pick is needed where the target fell; focus-mode picks are made every turn
     # too, as they may set the side's focus. Picks are row by row, so the others are skipped.
-    need = ~ok | (modes == FOCUS)
+    need = ~ok | (modes == FOCUS) if setup.any_focus else ~ok
     if need.all():
         new = pick_target(ctx, rows, a, modes)
     else:
@@ -68,44 +71,58 @@ def update_targets(ctx, rows, a) -> None:
         if need.any():
             new[need] = pick_target(ctx, rows[need], a[need], modes[need])
     cur = np.where(ok, cur, new)
-    reach = setup.w_reach[setup.current_melee(state, rows, a)]
-    d = ctx.dist[rows, a]
-    cand = enemies_standing(setup, state, rows, a)
-    in_reach = cand & (d <= reach[:, None])
-    gone = (setup.abandon[a] & (d[m, np.maximum(cur, 0)] > reach) & in_reach.any(axis=1)
-            & (setup.ranged_w[a] < 0))
-    nearest_in_reach = np.where(in_reach, d + ctx.noise[rows], np.inf).argmin(axis=1)
-    cur = np.where(gone, nearest_in_reach, cur)
-    threat = state.threatened_by[rows, a]
-    forced = (threat >= 0) & (state.status[rows, np.maximum(threat, 0)] == STANDING)
-    cur = np.where(forced, threat, cur)
-    partner = state.partner[rows, a]
+    # Abandoning a target out of reach (melee creatures only): only rows whose target is
+    # out of reach can, so only they look for another enemy in reach.
+    may = setup.abandon_melee[a]
+    if may.any():
+        reach = np.where(flat(state.disarmed)[f], setup.unarmed_reach[a], setup.melee_reach[a])
+        out = may & (flat(ctx.dist)[f * C + np.maximum(cur, 0)] > reach)
+        if out.any():
+            i = np.flatnonzero(out)
+            r = rows[i]
+            d = ctx.dist.reshape(-1, C)[f[i]]
+            in_reach = enemies_standing(setup, state, r, a[i]) & (d <= reach[i][:, None])
+            gone = in_reach.any(axis=1)
+            nearest_in_reach = np.where(in_reach, d + ctx.noise[r], np.inf).argmin(axis=1)
+            cur[i] = np.where(gone, nearest_in_reach, cur[i])
+    threat = flat(state.threatened_by)[f]
+    forced = (threat >= 0)
+    if forced.any():
+        forced &= status[rows * C + np.maximum(threat, 0)] == STANDING
+        cur = np.where(forced, threat, cur)
+    partner = flat(state.partner)[f]
     cur = np.where(partner >= 0, partner, cur)
-    state.target[rows, a] = cur
+    flat(state.target)[f] = cur
 
 
 def decide(ctx, rows, a):
     """(desired action, movement mode, whom to move toward/away from, stop distance) per row."""
     setup, state = ctx.setup, ctx.state
+    C = ctx.C
+    f = rows * C + a
     m = np.arange(len(rows))
     p = ctx.phase
-    tgt = state.target[rows, a]
+    tgt = flat(state.target)[f]
     has_tgt = tgt >= 0
-    d = np.where(has_tgt, ctx.dist[rows, a, np.maximum(tgt, 0)], FAR)
-    mw = setup.current_melee(state, rows, a)
+    d = np.where(has_tgt, flat(ctx.dist)[f * C + np.maximum(tgt, 0)], FAR)
+    disarmed = flat(state.disarmed)[f]
+    mw = np.where(disarmed, setup.unarmed_w[a], setup.melee_w[a])
     reach = setup.w_reach[mw]
     rw = setup.ranged_w[a]
-    shoots = (rw >= 0) & ~state.disarmed[rows, a]
+    shoots = (rw >= 0) & ~disarmed
     rng = np.where(shoots, setup.w_range[np.maximum(rw, 0)], 0)
-    mv, mv2 = setup.split_cells[a, p], setup.split_cells[a, (p + 1) % T.PHASES]
+    mv, mv2 = setup.split_cells[:, p][a], setup.split_cells[:, (p + 1) % T.PHASES][a]
     in_reach = d <= reach
     melee_now = (in_reach & ~setup.w_unarmed[mw]) | ~shoots
-    prep, pap = state.prep_action[rows, a], state.prep_ap[rows, a]
+    prep, pap = flat(state.prep_action)[f], flat(state.prep_ap)[f]
     fam = setup.family[a]
-    cand = enemies_standing(setup, state, rows, a)
-    dall = np.where(cand, ctx.dist[rows, a], FAR)
-    nearest = dall.argmin(axis=1)
-    dn = dall[m, nearest]
+    if setup.needs_nearest:
+        cand = enemies_standing(setup, state, rows, a)
+        dall = np.where(cand, ctx.dist.reshape(-1, C)[f], FAR)
+        nearest = dall.argmin(axis=1)
+        dn = dall[m, nearest]
+    else:
+        nearest = None
 
     # Steady: attack; walk into reach (or range), run when it is two phases away.
     desired = np.full(len(rows), ATTACK, dtype=np.int8)
@@ -168,9 +185,10 @@ def decide(ctx, rows, a):
         stop[engage] = 1
 
     # Inside a grapple (not contesting): hit the partner where it lies.
-    inside = state.partner[rows, a] >= 0
-    desired[inside] = ATTACK
-    move[inside] = NO_MOVE
+    inside = flat(state.partner)[f] >= 0
+    if inside.any():
+        desired[inside] = ATTACK
+        move[inside] = NO_MOVE
 
     # Answering a declared attack with a readied Shield Block.
     if setup.answer.any():
@@ -181,14 +199,14 @@ def decide(ctx, rows, a):
         move[answer] = NO_MOVE
 
     # What conditions force: standing up, picking the weapon up, being held.
-    cm = condition_mods(setup, state, rows, a)
-    prone = state.prone[rows, a] & ~inside
+    cm = condition_mods_at(setup, state, f, ("moves", "begins"))
+    prone = flat(state.prone)[f] & ~inside
     desired[prone] = STAND
-    rec = state.disarmed[rows, a] & (setup.rules["disarmed_recover_ap"] > 0) & ~prone & ~inside
-    desired[rec] = RECOVER
-    move[rec] = NO_MOVE
-    desired[~cm["begins"]] = HOLD
-    desired[~has_tgt] = HOLD
+    if setup.rules["disarmed_recover_ap"] > 0:
+        rec = disarmed & ~prone & ~inside
+        desired[rec] = RECOVER
+        move[rec] = NO_MOVE
+    desired[~cm["begins"] | ~has_tgt] = HOLD
     move[~cm["moves"] | ~has_tgt] = NO_MOVE
 
     if setup.scripted:
