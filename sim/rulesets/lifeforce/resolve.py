@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.rulesets.lifeforce import walk as W
+from sim import battlefield as bf
 from sim.rulesets.base import DEAD, STANDING, UNCONSCIOUS
 from sim.rulesets.lifeforce import tables as T
 from sim.rulesets.lifeforce.attacks import (armor_after_penetration, buy_stunts, critical_multiplier,
@@ -292,13 +292,31 @@ def _apply_stunts(ctx, rows, att, tgt, w, total, bought, second) -> None:
     if sel.any():
         r, c = rows[sel], att[sel]
         allowance = bought[sel, ST["skirmish"]] * rules["skirmish_stunt_cells"]
-        state.pos[r, c] = W.away(state.pos[r], setup.grid, c, tgt[sel], allowance, state.status[r] == STANDING,
-                                 setup.grid.metric)
+        state.pos[r, c] = walk(bf.step_away, state.pos[r], c, tgt[sel][:, None], allowance,
+                               state.status[r] == STANDING, setup.grid)
         ctx.refresh(r, c)
     # Dual Strike: an attack on a second target that cannot generate stunt points.
     sel = has("dual_strike") & (second >= 0)
     if sel.any():
         resolve_attack(ctx, rows[sel], att[sel], second[sel], w[sel], allow_stunts=False, what="dual-strikes")
+
+
+def walk(fn, pos, who, toward, allowance, blocking, grid, stop=None) -> np.ndarray:
+    """The battlefield's walk `fn` (step_toward, step_away, move_line) for one mover per
+    row, `who`: its new cell (m, 2). `toward` (m, 1) is the goal creature, or (m, 1, 2)
+    the direction of a line; allowance and stop (m,)."""
+    m, C = pos.shape[:2]
+    k = np.arange(m)
+    movers = np.arange(C)[None, :] == who[:, None]  # the battlefield moves each column's rows in turn
+    wide = lambda x: np.broadcast_to(x, (m, C) + x.shape[2:])
+    allow = wide(np.asarray(allowance)[:, None])
+    if fn is bf.move_line:
+        out, _ = fn(pos, grid, movers, wide(toward), allow, blocking)
+    elif fn is bf.step_toward:
+        out, _ = fn(pos, grid, movers, wide(toward), allow, blocking, np.asarray(stop)[:, None], grid.metric)
+    else:
+        out, _ = fn(pos, grid, movers, wide(toward), allow, blocking, grid.metric)
+    return out[k, who]
 
 
 def opportunity_attacks(ctx, rows, mover, start_dist, trigger: str) -> None:

@@ -12,9 +12,8 @@ from sim.rulesets.base import STANDING
 from sim.rulesets.lifeforce import grapple as G
 from sim.rulesets.lifeforce import policies as P
 from sim.rulesets.lifeforce import tables as T
-from sim.rulesets.lifeforce import walk as W
 from sim.rulesets.lifeforce.resolve import (READY_BLOCK, READY_NONE, READY_OPPORTUNITY, end_grapple, flat,
-                                            opportunity_attacks, resolve_attack)
+                                            opportunity_attacks, resolve_attack, walk)
 
 TARGETED = (P.ATTACK, P.CHARGE, P.GRAPPLE)
 # Action codes (HOLD .. RECOVER) as lookups: a gather beats np.isin on every turn.
@@ -122,8 +121,6 @@ def _move(ctx, rows, a, desired, move, goal, stop) -> None:
     before = ctx.dist.reshape(-1, C)[f]  # (m, C), a copy
     pos2 = state.pos.reshape(-1, 2)
     start = pos2[f]
-    # One creature moves per row, so every row of a kind of move walks at once (the
-    # battlefield's walk would step each column over its rows in turn).
     for mode in (P.TOWARD, P.AWAY, P.LINE):
         sel = move == mode
         if not sel.any():
@@ -131,12 +128,11 @@ def _move(ctx, rows, a, desired, move, goal, stop) -> None:
         r, c = rows[sel], a[sel]
         pos = state.pos[r]
         blocking = state.status[r] == STANDING
-        if mode == P.TOWARD:
-            cell = W.toward(pos, setup.grid, c, goal[sel], allow[sel], blocking, stop[sel], setup.grid.metric)
-        elif mode == P.AWAY:
-            cell = W.away(pos, setup.grid, c, goal[sel], allow[sel], blocking, setup.grid.metric)
+        if mode == P.LINE:
+            cell = walk(bf.move_line, pos, c, state.charge_dir[r, c][:, None, :], allow[sel], blocking, setup.grid)
         else:
-            cell = W.line(pos, setup.grid, c, state.charge_dir[r, c], allow[sel], blocking)
+            cell = walk(bf.step_toward if mode == P.TOWARD else bf.step_away, pos, c, goal[sel][:, None],
+                        allow[sel], blocking, setup.grid, stop[sel] if mode == P.TOWARD else None)
         stepped = (cell != pos2[f[sel]]).any(axis=1)
         pos2[f[sel]] = cell
         if stepped.any():
