@@ -91,6 +91,7 @@ class Setup:
         # Who may use its Reaction for each kind: trained, keeping it for that, and (Shield
         # Block) carrying a shield.
         keeps = lambda kind: (self.use_reaction == "any") | (self.use_reaction == kind)
+        self.families = set(self.family.tolist())
         self.any_focus = bool((self.target_mode == P.FOCUS).any())
         self.abandon_melee = self.abandon & (self.ranged_w < 0)
         # The nearest enemy: skirmishers keep from it, guardians watch it, scripted rules withdraw from it.
@@ -195,11 +196,15 @@ class Ctx:
         elif who is None:
             self.dist[rows] = bf.distances(self.state.pos[rows], self.setup.grid.metric)
         else:
+            C = self.C
             pos = self.state.pos[rows].astype(np.int32)
-            d = pos - pos[np.arange(len(rows)), who][:, None, :]
+            d = pos - pos.reshape(-1, 2)[np.arange(len(rows)) * C + who][:, None, :]
             m = bf._metric(d[..., 0], d[..., 1], self.setup.grid.metric).astype(self.dist.dtype)
-            self.dist[rows, who, :] = m
-            self.dist[rows, :, who] = m
+            who = np.asarray(who, dtype=np.intp)  # who * C must not overflow int16
+            corner = rows * (C * C) + who
+            dist = self.dist.reshape(-1)
+            dist[(corner + who * (C - 1))[:, None] + np.arange(C)] = m  # dist[rows, who, :]
+            dist[corner[:, None] + np.arange(C) * C] = m  # dist[rows, :, who]
 
     def new_turn(self) -> None:
         """Every die a turn may need, drawn with fixed shapes (common random numbers)."""

@@ -27,6 +27,15 @@ NEAREST = TARGET_MODES.index("nearest")
 FOCUS = TARGET_MODES.index("focus")
 
 
+def any_cols(x: np.ndarray) -> np.ndarray:
+    """x.any(axis=1) for a short second axis, as a loop over its columns (numpy reduces a
+    short last axis slowly)."""
+    out = x[:, 0].copy()
+    for j in range(1, x.shape[1]):
+        out |= x[:, j]
+    return out
+
+
 def enemies_standing(setup, state, rows, a) -> np.ndarray:
     return setup.enemy[a] & (state.status[rows] == STANDING)
 
@@ -133,24 +142,30 @@ def decide(ctx, rows, a):
     far = setup.run[a] & (gap > mv + mv2) & ~((prep == ATTACK) & (pap > 0))
     desired[far] = RUN
 
+    # Each family's part works on its own rows only.
     # Charger: charge when the target is reachable within the charge's movement.
-    if (fam == CHARGER).any():
-        charge_reach = mv + np.where(setup.rules["charge_moves_on_attack_phase"], mv2, 0)
-        melee_gap = d - reach
-        state_pos = state.pos[rows]
-        steps = line_steps(state_pos[m, a], np.sign(state_pos[m, np.maximum(tgt, 0)] - state_pos[m, a]),
-                           state_pos[m, np.maximum(tgt, 0)], reach, charge_reach)
-        charging = (fam == CHARGER) & ~in_reach & (melee_gap >= 1) & (steps > 0)
-        charging |= (fam == CHARGER) & (prep == CHARGE) & (pap > 0)
-        desired[charging] = CHARGE
-        move[charging] = LINE
-        stop[fam == CHARGER] = reach[fam == CHARGER]
+    ci = np.flatnonzero(fam == CHARGER) if CHARGER in setup.families else ()
+    if len(ci):
+        r, ac = rows[ci], a[ci]
+        charge_reach = mv[ci] + np.where(setup.rules["charge_moves_on_attack_phase"], mv2[ci], 0)
+        melee_gap = d[ci] - reach[ci]
+        pos2 = state.pos.reshape(-1, 2)
+        here, there = pos2[f[ci]], pos2[r * C + np.maximum(tgt[ci], 0)]
+        steps = line_steps(here, np.sign(there - here), there, reach[ci], charge_reach)
+        charging = ~in_reach[ci] & (melee_gap >= 1) & (steps > 0)
+        charging |= (prep[ci] == CHARGE) & (pap[ci] > 0)
+        desired[ci[charging]] = CHARGE
+        move[ci[charging]] = LINE
+        stop[ci] = reach[ci]
 
     # Skirmisher: keep its distance from the nearest enemy while preparing its attack, but
     # not by stepping out of that enemy's reach (which provokes an Attack of Opportunity).
-    if (fam == SKIRMISHER).any():
-        their_reach = setup.w_reach[setup.current_melee(state, rows, nearest)]
-        kite = (fam == SKIRMISHER) & (dn < setup.keep_cells[a]) & (dn > their_reach) & shoots
+    si = np.flatnonzero(fam == SKIRMISHER) if SKIRMISHER in setup.families else ()
+    if len(si):
+        near_s, dn_s = nearest[si], dn[si]
+        their_reach = np.where(flat(state.disarmed)[rows[si] * C + near_s], setup.unarmed_reach[near_s],
+                               setup.melee_reach[near_s])
+        kite = si[(dn_s < setup.keep_cells[a[si]]) & (dn_s > their_reach) & shoots[si]]
         move[kite] = AWAY
         goal[kite] = nearest[kite]
         desired[kite] = ATTACK
@@ -158,30 +173,34 @@ def decide(ctx, rows, a):
     # Guardian: hold ground; strike what comes into reach, else keep an action readied.
     # A readied (or half-prepared) Attack of Opportunity is kept while an enemy in reach
     # still has to move in: it is not adjacent yet, or it has declared a charge.
-    if (fam == GUARDIAN).any():
-        guard = fam == GUARDIAN
-        near = dall <= reach[:, None]
-        coming = near & ((dall > 1) | (state.prep_action[rows] == CHARGE))
-        holding = (state.ready[rows, a] == READY_OPPORTUNITY) | ((prep == OPPORTUNITY) & (pap > 0))
-        keep_ready = holding & coming.any(axis=1) & (setup.ready_pref[a] == READY_OPPORTUNITY)
-        threat_near = near.any(axis=1) & ~keep_ready
-        move[guard] = NO_MOVE
-        g_attack = guard & (threat_near | (shoots & (d <= rng)))
-        pick = np.where(near, dall + ctx.noise[rows], np.inf).argmin(axis=1)
-        new_tgt = guard & threat_near & ~in_reach  # keep a target still in reach (and the preparation)
-        state.target[rows[new_tgt], a[new_tgt]] = pick[new_tgt]
-        desired[g_attack] = ATTACK
-        want = setup.ready_pref[a]
-        idle = guard & ~g_attack
-        desired[idle] = np.where((want != READY_NONE) & (state.ready[rows, a] != want) & idle,
-                                 np.where(want == READY_BLOCK, BLOCK, OPPORTUNITY), HOLD)[idle]
+    gi = np.flatnonzero(fam == GUARDIAN) if GUARDIAN in setup.families else ()
+    if len(gi):
+        r, ag, dg = rows[gi], a[gi], dall[gi]
+        near = dg <= reach[gi][:, None]
+        coming = near & ((dg > 1) | (state.prep_action[r] == CHARGE))
+        ready_now = flat(state.ready)[f[gi]]
+        holding = (ready_now == READY_OPPORTUNITY) | ((prep[gi] == OPPORTUNITY) & (pap[gi] > 0))
+        keep_ready = holding & any_cols(coming) & (setup.ready_pref[ag] == READY_OPPORTUNITY)
+        threat_near = any_cols(near) & ~keep_ready
+        move[gi] = NO_MOVE
+        g_attack = threat_near | (shoots[gi] & (d[gi] <= rng[gi]))
+        new_tgt = threat_near & ~in_reach[gi]  # keep a target still in reach (and the preparation)
+        if new_tgt.any():
+            k = np.flatnonzero(new_tgt)
+            pick = np.where(near[k], dg[k] + ctx.noise[r[k]], np.inf).argmin(axis=1)
+            flat(state.target)[f[gi[k]]] = pick
+        desired[gi[g_attack]] = ATTACK
+        want = setup.ready_pref[ag]
+        idle = ~g_attack
+        desired[gi[idle]] = np.where((want != READY_NONE) & (ready_now != want),
+                                     np.where(want == READY_BLOCK, BLOCK, OPPORTUNITY), HOLD)[idle]
 
     # Grappler: close in and engage; inside a grapple, attack when not contesting.
-    if (fam == GRAPPLER).any():
-        grap = (fam == GRAPPLER) & (state.partner[rows, a] < 0)
-        free_target = state.partner[rows, np.maximum(tgt, 0)] < 0
-        engage = grap & free_target
-        desired[engage] = np.where(setup.run[a] & (d - 1 > mv), RUN, GRAPPLE)[engage]
+    ri = np.flatnonzero(fam == GRAPPLER) if GRAPPLER in setup.families else ()
+    if len(ri):
+        partner = flat(state.partner)
+        engage = ri[(partner[f[ri]] < 0) & (partner[rows[ri] * C + np.maximum(tgt[ri], 0)] < 0)]
+        desired[engage] = np.where(setup.run[a[engage]] & (d[engage] - 1 > mv[engage]), RUN, GRAPPLE)
         stop[engage] = 1
 
     # Inside a grapple (not contesting): hit the partner where it lies.
@@ -191,10 +210,10 @@ def decide(ctx, rows, a):
         move[inside] = NO_MOVE
 
     # Answering a declared attack with a readied Shield Block.
-    if setup.answer.any():
-        threats = threat_declared(ctx, rows, a)
-        answer = (setup.answer[a] & (threats > 0) & ~state.reaction_left[rows, a] & setup.has_shield[a]
-                  & (state.ready[rows, a] != READY_BLOCK) & ~inside)
+    ai = np.flatnonzero(setup.answer[a] & setup.has_shield[a] & ~inside) if setup.answer.any() else ()
+    if len(ai):
+        threats = threat_declared(ctx, rows[ai], a[ai])
+        answer = ai[(threats > 0) & ~flat(state.reaction_left)[f[ai]] & (flat(state.ready)[f[ai]] != READY_BLOCK)]
         desired[answer] = BLOCK
         move[answer] = NO_MOVE
 

@@ -131,7 +131,7 @@ def resolve_attack(ctx, rows, att, tgt, w, off_bonus=0, dmg_bonus=0, allow_stunt
     block = np.zeros(m, dtype=bool)
     if len(hi):
         r, a_, t_, wh = rows[hi], att[hi], tgt[hi], w[hi]
-        sb = flat(setup.sb_weapon)[a_ * setup.sb_weapon.shape[1] + wh]
+        sb = flat(setup.sb_weapon)[a_.astype(np.intp) * setup.sb_weapon.shape[1] + wh]
         rolled = np.maximum(ctx.damage(fa[hi], wh, 0 if allow_stunts else 1), 0) + sb + dmg_bonus
         armor = armor_after_penetration(setup.armor[t_], setup.w_ap[wh], setup.w_armoured[wh])
         mult = np.ones(m)
