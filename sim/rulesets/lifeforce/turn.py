@@ -171,52 +171,50 @@ def _act(ctx, rows, a, desired) -> None:
     rows, a, f, prep = rows[bi], a[bi], f[bi], prep[bi]
     ap = flat(state.prep_ap)[f] + 1
     flat(state.prep_ap)[f] = ap
-    # What the prepared action needs, and whether it can be carried out now.
-    tgt = flat(state.prep_target if rules["prepared_target"] == "declared" else state.target)[f]
-    tg = np.maximum(tgt, 0)
-    ft = rows * C + tg
-    tgt_ok = (tgt >= 0) & (flat(state.status)[ft] == STANDING)
-    d = flat(ctx.dist)[f * C + tg]
-    disarmed = flat(state.disarmed)[f]
-    mw = np.where(disarmed, setup.unarmed_w[a], setup.melee_w[a])
-    rw = setup.ranged_w[a]
-    shoots = (rw >= 0) & ~disarmed
-    in_reach = tgt_ok & (d <= setup.w_reach[mw])
-    in_range = tgt_ok & shoots & (d <= setup.w_range[np.maximum(rw, 0)]) & ~(in_reach & ~setup.w_unarmed[mw])
-    w = np.where(in_range, rw, mw)
+    # What the prepared action needs, and whether it can be carried out now. Only a Loading
+    # weapon's attack needs to know the weapon first; otherwise only ready rows aim.
     need = ctx.need[prep]
     if ctx.any_loading:
-        reload = setup.w_loading[w] & ~flat(state.loaded)[f]
+        aim = _aim(ctx, rows, a, f)
+        reload = setup.w_loading[aim[-1]] & ~flat(state.loaded)[f]
         need = np.where(prep == P.ATTACK, 2 + reload * rules["loading_ap"], need)
     ready = ap >= need
-    done = np.zeros(len(rows), dtype=bool)
+    ri = np.flatnonzero(ready)
+    if ctx.any_loading:
+        tgt, tgt_ok, d, mw, in_reach, in_range, w = (x[ri] for x in aim)
+    else:
+        tgt, tgt_ok, d, mw, in_reach, in_range, w = _aim(ctx, rows[ri], a[ri], f[ri])
+    r_, a_, f_, p_ = rows[ri], a[ri], f[ri], prep[ri]
+    done_r = np.zeros(len(ri), dtype=bool)
 
-    sel = ready & (prep == P.ATTACK) & (in_reach | in_range)
+    sel = (p_ == P.ATTACK) & (in_reach | in_range)
     if sel.any():
         i = np.flatnonzero(sel)
-        _weapon_attack(ctx, rows[i], a[i], tgt[i], w[i], in_range[i])
-        done |= sel
-    sel = ready & (prep == P.CHARGE)
+        _weapon_attack(ctx, r_[i], a_[i], tgt[i], w[i], in_range[i])
+        done_r |= sel
+    sel = p_ == P.CHARGE
     if sel.any():
         i = np.flatnonzero(sel)
-        _charge(ctx, rows[i], a[i], tgt[i], in_reach[i], mw[i])
-        done |= sel
-    if (ready & (prep > P.CHARGE)).any():  # anything but attacks and charges
-        done |= ready & (prep == P.RUN)
-        sel = ready & (prep == P.GRAPPLE)
+        _charge(ctx, r_[i], a_[i], tgt[i], in_reach[i], mw[i])
+        done_r |= sel
+    if (p_ > P.CHARGE).any():  # anything but attacks and charges
+        done_r |= p_ == P.RUN
+        sel = p_ == P.GRAPPLE
         if sel.any():
-            _engage(ctx, rows[sel], a[sel], tgt[sel], tgt_ok[sel] & (d[sel] <= 1))
-            done |= sel
+            _engage(ctx, r_[sel], a_[sel], tgt[sel], tgt_ok[sel] & (d[sel] <= 1))
+            done_r |= sel
         for code, ready_code in ((P.BLOCK, READY_BLOCK), (P.OPPORTUNITY, READY_OPPORTUNITY)):
-            sel = ready & (prep == code)
-            flat(state.ready)[f[sel]] = ready_code
-            done |= sel
-        sel = ready & (prep == P.STAND)
-        flat(state.prone)[f[sel]] = False
-        done |= sel
-        sel = ready & (prep == P.RECOVER)
-        flat(state.disarmed)[f[sel]] = False
-        done |= sel
+            sel = p_ == code
+            flat(state.ready)[f_[sel]] = ready_code
+            done_r |= sel
+        sel = p_ == P.STAND
+        flat(state.prone)[f_[sel]] = False
+        done_r |= sel
+        sel = p_ == P.RECOVER
+        flat(state.disarmed)[f_[sel]] = False
+        done_r |= sel
+    done = np.zeros(len(rows), dtype=bool)
+    done[ri] = done_r
     t = ctx.trace
     if t is not None and (rows == t.pos).any():
         i = int(np.flatnonzero(rows == t.pos)[0])
@@ -229,6 +227,24 @@ def _act(ctx, rows, a, desired) -> None:
     # A fully prepared action waits (capped) until it can be made.
     hold = ready & ~done
     flat(state.prep_ap)[f[hold]] = need[hold]
+
+
+def _aim(ctx, rows, a, f):
+    """The prepared action's target and the weapon it can be struck with now:
+    (target, target standing, distance, melee weapon, in reach, in range, weapon)."""
+    setup, state = ctx.setup, ctx.state
+    C = ctx.C
+    tgt = flat(state.prep_target if setup.rules["prepared_target"] == "declared" else state.target)[f]
+    tg = np.maximum(tgt, 0)
+    tgt_ok = (tgt >= 0) & (flat(state.status)[rows * C + tg] == STANDING)
+    d = flat(ctx.dist)[f * C + tg]
+    disarmed = flat(state.disarmed)[f]
+    mw = np.where(disarmed, setup.unarmed_w[a], setup.melee_w[a])
+    rw = setup.ranged_w[a]
+    shoots = (rw >= 0) & ~disarmed
+    in_reach = tgt_ok & (d <= setup.w_reach[mw])
+    in_range = tgt_ok & shoots & (d <= setup.w_range[np.maximum(rw, 0)]) & ~(in_reach & ~setup.w_unarmed[mw])
+    return tgt, tgt_ok, d, mw, in_reach, in_range, np.where(in_range, rw, mw)
 
 
 def _weapon_attack(ctx, rows, a, tgt, w, ranged) -> None:
