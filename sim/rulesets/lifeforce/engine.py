@@ -411,6 +411,9 @@ def step(setup: Setup, state: State, batch) -> None:
 
 def _start_phase(setup: Setup, state: State, t) -> None:
     """Both grapplers decide whether to contest; if neither does, the grapple ends."""
+    if not state.track.any():  # nobody grapples: nobody contests
+        state.contesting = np.zeros(state.track.shape, dtype=bool)
+        return
     state.contesting = P.contest_choice(setup, state)
     ingr = state.partner >= 0
     if not ingr.any():

@@ -303,30 +303,34 @@ class _Observations(dict):
 
 def observe(ctx, rows, a) -> dict:
     setup, state = ctx.setup, ctx.state
-    n = len(rows)
+    n, C = len(rows), ctx.C
+    f = rows * C + a
+    at = lambda x: flat(x)[f]
 
     def distance():
-        tgt = state.target[rows, a]
-        return np.where(tgt >= 0, ctx.dist[rows, a, np.maximum(tgt, 0)], FAR)
+        tgt = at(state.target)
+        return np.where(tgt >= 0, flat(ctx.dist)[f * C + np.maximum(tgt, 0)], FAR)
 
     def standing_on(same_side: bool):
-        standing = state.status[rows] == STANDING
-        same = setup.side[None, :] == setup.side[a][:, None]
-        return (standing & (same if same_side else ~same)).sum(axis=1)
+        mask = (state.status[rows] == STANDING) & (~setup.enemy[a] if same_side else setup.enemy[a])
+        count = np.zeros(n, dtype=np.intp)  # a sum over the short axis, column by column
+        for j in range(C):
+            count += mask[:, j]
+        return count
 
     return _Observations({
         "round": lambda: np.full(n, ctx.round), "phase": lambda: np.full(n, ctx.phase + 1),
-        "hp": lambda: state.hp[rows, a], "hp_frac": lambda: state.hp[rows, a] / setup.hp[a],
+        "hp": lambda: at(state.hp), "hp_frac": lambda: at(state.hp) / setup.hp[a],
         "distance": lambda: distance() * setup.grid.cell_size,
         "in_reach": lambda: (distance() <= setup.w_reach[setup.current_melee(state, rows, a)]).astype(np.int8),
-        "prepared": lambda: state.prep_ap[rows, a],
-        "reaction_left": lambda: state.reaction_left[rows, a].astype(np.int8),
-        "grappled": lambda: (state.track[rows, a] > 0).astype(np.int8),
-        "dominant": lambda: state.dominant[rows, a].astype(np.int8),
-        "grapple_track": lambda: state.track[rows, a],
-        "prone": lambda: state.prone[rows, a].astype(np.int8),
-        "disarmed": lambda: state.disarmed[rows, a].astype(np.int8),
-        "threatened": lambda: (state.threatened_by[rows, a] >= 0).astype(np.int8),
+        "prepared": lambda: at(state.prep_ap),
+        "reaction_left": lambda: at(state.reaction_left).astype(np.int8),
+        "grappled": lambda: (at(state.track) > 0).astype(np.int8),
+        "dominant": lambda: at(state.dominant).astype(np.int8),
+        "grapple_track": lambda: at(state.track),
+        "prone": lambda: at(state.prone).astype(np.int8),
+        "disarmed": lambda: at(state.disarmed).astype(np.int8),
+        "threatened": lambda: (at(state.threatened_by) >= 0).astype(np.int8),
         "threat_declared": lambda: threat_declared(ctx, rows, a),
         "allies_standing": lambda: standing_on(True),
         "enemies_standing": lambda: standing_on(False),
