@@ -92,6 +92,16 @@ class Setup:
         # Block) carrying a shield.
         keeps = lambda kind: (self.use_reaction == "any") | (self.use_reaction == kind)
         self.families = set(self.family.tolist())
+        # Scripted creatures grouped by identical rules and target mode (see policies._scripted).
+        keys, self.script_policies = {}, []
+        self.script_group = np.full(len(self.names), -1, dtype=np.intp)
+        for c in self.scripted:
+            pol = self.policies[c]
+            key = (pol.target, tuple((r.action, r.target, r.text) for r in pol.rules))
+            if key not in keys:
+                keys[key] = len(self.script_policies)
+                self.script_policies.append(pol)
+            self.script_group[c] = keys[key]
         self.any_focus = bool((self.target_mode == P.FOCUS).any())
         self.abandon_melee = self.abandon & (self.ranged_w < 0)
         # The nearest enemy: skirmishers keep from it, guardians watch it, scripted rules withdraw from it.

@@ -236,11 +236,13 @@ def decide(ctx, rows, a):
 
 def _scripted(ctx, rows, a, desired, move, goal, stop, reach, rng, melee_now, nearest):
     setup, state = ctx.setup, ctx.state
-    for c in setup.scripted:
-        sel = np.flatnonzero(a == c)
+    # Creatures with the same rules and target mode are decided together (rows are
+    # independent: each has one actor).
+    group = setup.script_group[a]
+    for g, pol in enumerate(setup.script_policies):
+        sel = np.flatnonzero(group == g)
         if not len(sel):
             continue
-        pol = setup.policies[c]
         obs = observe(ctx, rows[sel], a[sel])
         action, mode = pol.decide(obs, desired[sel])
         changed = action != desired[sel]
