@@ -193,6 +193,7 @@ class Ctx:
         need[P.RECOVER] = setup.rules["disarmed_recover_ap"]
         self.need = need
         self.C = C
+        self._cols = np.arange(C)
         self.refresh()
 
     def refresh(self, rows=None, who=None) -> None:
@@ -207,14 +208,16 @@ class Ctx:
             self.dist[rows] = bf.distances(self.state.pos[rows], self.setup.grid.metric)
         else:
             C = self.C
-            pos = self.state.pos[rows].astype(np.int32)
-            d = pos - pos.reshape(-1, 2)[np.arange(len(rows)) * C + who][:, None, :]
-            m = bf._metric(d[..., 0], d[..., 1], self.setup.grid.metric).astype(self.dist.dtype)
             who = np.asarray(who, dtype=np.intp)  # who * C must not overflow int16
+            pos = self.state.pos[rows]
+            if self.setup.grid.width + self.setup.grid.height > 16000:  # else differences fit int16
+                pos = pos.astype(np.int32)
+            d = pos - pos.reshape(-1, 2)[np.arange(len(rows)) * C + who][:, None, :]
+            m = bf._metric(d[..., 0], d[..., 1], self.setup.grid.metric)
             corner = rows * (C * C) + who
             dist = self.dist.reshape(-1)
-            dist[(corner + who * (C - 1))[:, None] + np.arange(C)] = m  # dist[rows, who, :]
-            dist[corner[:, None] + np.arange(C) * C] = m  # dist[rows, :, who]
+            dist[(corner + who * (C - 1))[:, None] + self._cols] = m  # dist[rows, who, :]
+            dist[corner[:, None] + self._cols * C] = m  # dist[rows, :, who]
 
     def new_turn(self) -> None:
         """Every die a turn may need, drawn with fixed shapes (common random numbers)."""

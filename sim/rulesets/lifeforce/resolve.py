@@ -328,10 +328,17 @@ def opportunity_attacks(ctx, rows, mover, start_dist, trigger: str) -> None:
     C = ctx.C
     status = flat(state.status)
     fm = rows * C + mover
+    # Who could strike at all, for every creature at once: an enemy of the mover, standing,
+    # with the mover in reach at the start, the mover standing. Attacks below can only knock
+    # creatures down (the mover) or take the mover's weapon, so this holds a superset of
+    # each creature's rows, and each creature checks its rows afresh.
+    reach = np.where(state.disarmed[rows], setup.unarmed_reach, setup.melee_reach)
+    pre = setup.enemy[mover] & (state.status[rows] == STANDING) & (start_dist <= reach)
+    pre &= (status[fm] == STANDING)[:, None]
+    if not pre.any():
+        return
     for e in range(C):
-        # Cheap tests first, then the rest on the rows still in question (each attack may
-        # change what the next creature finds, so every e looks afresh).
-        cand = setup.enemy[e, mover] & (mover != e)
+        cand = pre[:, e]
         if not cand.any():
             continue
         ci = np.flatnonzero(cand)
