@@ -105,7 +105,9 @@ class Setup:
         self.any_focus = bool((self.target_mode == P.FOCUS).any())
         self.abandon_melee = self.abandon & (self.ranged_w < 0)
         # The nearest enemy: skirmishers keep from it, guardians watch it, scripted rules withdraw from it.
-        self.needs_nearest = bool(np.isin(self.family, (P.SKIRMISHER, P.GUARDIAN)).any() or self.scripted)
+        self.wants_nearest = np.isin(self.family, (P.SKIRMISHER, P.GUARDIAN))
+        self.wants_nearest[self.scripted] = True
+        self.needs_nearest = bool(self.wants_nearest.any())
         self.block_possible = bool(self.has_shield.any())
         # Strength Benefit on a hit by creature c with weapon w (melee weapons only).
         melee = self.w_range == 0
@@ -178,13 +180,10 @@ class Ctx:
         self.phase = 0
         self.trace = batch.trace
         C = len(setup.names)
-        self.flat_footed = np.broadcast_to(setup.surprised & (self.round == 1), state.hp.shape)
-        no_act = setup.rules["surprise_round"] == "no_actions"
-        self.no_actions = self.flat_footed if no_act else np.zeros_like(self.flat_footed)
-        # Per creature: both depend on the round only, not on the row.
-        self.ff = setup.surprised & (self.round == 1)
-        self.no_act = self.ff & no_act
-        self.no_act_any = bool(self.no_act.any())
+        # Per creature (C,): both depend on the round only, not on the row.
+        self.flat_footed = setup.surprised & (self.round == 1)
+        self.no_actions = self.flat_footed & (setup.rules["surprise_round"] == "no_actions")
+        self.any_no_actions = bool(self.no_actions.any())
         self.any_loading = bool(setup.w_loading.any())
         # Action points each prepared action needs (a Loading weapon's attack adds its reload).
         need = np.full(len(P.ACTION_NAMES), 2, dtype=np.int64)

@@ -91,9 +91,10 @@ def update_targets(ctx, rows, a) -> None:
             r = rows[i]
             d = ctx.dist.reshape(-1, C)[f[i]]
             in_reach = enemies_standing(setup, state, r, a[i]) & (d <= reach[i][:, None])
-            gone = in_reach.any(axis=1)
-            nearest_in_reach = np.where(in_reach, d + ctx.noise[r], np.inf).argmin(axis=1)
-            cur[i] = np.where(gone, nearest_in_reach, cur[i])
+            gone = np.flatnonzero(any_cols(in_reach))
+            if len(gone):
+                nearest_in_reach = np.where(in_reach[gone], d[gone] + ctx.noise[r[gone]], np.inf).argmin(axis=1)
+                cur[i[gone]] = nearest_in_reach
     threat = flat(state.threatened_by)[f]
     forced = (threat >= 0)
     if forced.any():
@@ -109,7 +110,6 @@ def decide(ctx, rows, a):
     setup, state = ctx.setup, ctx.state
     C = ctx.C
     f = rows * C + a
-    m = np.arange(len(rows))
     p = ctx.phase
     tgt = flat(state.target)[f]
     has_tgt = tgt >= 0
@@ -125,13 +125,19 @@ def decide(ctx, rows, a):
     melee_now = (in_reach & ~setup.w_unarmed[mw]) | ~shoots
     prep, pap = flat(state.prep_action)[f], flat(state.prep_ap)[f]
     fam = setup.family[a]
+    nearest = None
     if setup.needs_nearest:
-        cand = enemies_standing(setup, state, rows, a)
-        dall = np.where(cand, ctx.dist.reshape(-1, C)[f], FAR)
-        nearest = dall.argmin(axis=1)
-        dn = dall[m, nearest]
-    else:
-        nearest = None
+        # The nearest enemy, for the rows whose creature looks for it (see Setup.wants_nearest).
+        ni = np.flatnonzero(setup.wants_nearest[a])
+        cand = enemies_standing(setup, state, rows[ni], a[ni])
+        dall = np.where(cand, ctx.dist.reshape(-1, C)[f[ni]], FAR)  # (len(ni), C)
+        near_n = dall.argmin(axis=1)
+        nearest = np.zeros(len(rows), dtype=near_n.dtype)
+        nearest[ni] = near_n
+        dn = np.zeros(len(rows), dtype=dall.dtype)
+        dn[ni] = dall[np.arange(len(ni)), near_n]
+        at_n = np.zeros(len(rows), dtype=np.intp)  # a row's place among ni
+        at_n[ni] = np.arange(len(ni))
 
     # Steady: attack; walk into reach (or range), run when it is two phases away.
     desired = np.full(len(rows), ATTACK, dtype=np.int8)
@@ -146,7 +152,7 @@ def decide(ctx, rows, a):
     # Charger: charge when the target is reachable within the charge's movement.
     ci = np.flatnonzero(fam == CHARGER) if CHARGER in setup.families else ()
     if len(ci):
-        r, ac = rows[ci], a[ci]
+        r = rows[ci]
         charge_reach = mv[ci] + np.where(setup.rules["charge_moves_on_attack_phase"], mv2[ci], 0)
         melee_gap = d[ci] - reach[ci]
         pos2 = state.pos.reshape(-1, 2)
@@ -175,7 +181,7 @@ def decide(ctx, rows, a):
     # still has to move in: it is not adjacent yet, or it has declared a charge.
     gi = np.flatnonzero(fam == GUARDIAN) if GUARDIAN in setup.families else ()
     if len(gi):
-        r, ag, dg = rows[gi], a[gi], dall[gi]
+        r, ag, dg = rows[gi], a[gi], dall[at_n[gi]]
         near = dg <= reach[gi][:, None]
         coming = near & ((dg > 1) | (state.prep_action[r] == CHARGE))
         ready_now = flat(state.ready)[f[gi]]

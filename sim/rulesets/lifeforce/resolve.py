@@ -9,7 +9,7 @@ from sim import battlefield as bf
 from sim.rulesets.base import DEAD, STANDING, UNCONSCIOUS
 from sim.rulesets.lifeforce import tables as T
 from sim.rulesets.lifeforce.attacks import (armor_after_penetration, buy_stunts, critical_multiplier,
-                                            final_damage, strength_damage)
+                                            final_damage)
 
 READY_NONE, READY_BLOCK, READY_OPPORTUNITY = 0, 1, 2
 ST = T.STUNT
@@ -108,7 +108,7 @@ def resolve_attack(ctx, rows, att, tgt, w, off_bonus=0, dmg_bonus=0, allow_stunt
     melee = setup.w_range[w] == 0
     am = condition_mods_at(setup, state, fa, ("offence",))
     tm = condition_mods_at(setup, state, ft, ("melee_defence", "ranged_defence"))
-    flat_footed = ctx.ff[tgt]
+    flat_footed = ctx.flat_footed[tgt]
     defence = (T.DEFENCE_BASE + np.where(flat_footed, 0, setup.dodge[tgt])
                + np.where(melee, tm["melee_defence"], tm["ranged_defence"]))
     offence = setup.w_skill[w] + setup.offence[att] + off_bonus + am["offence"]
@@ -271,7 +271,7 @@ def _apply_stunts(ctx, rows, att, tgt, w, total, bought, second) -> None:
         flat(state.threat_left)[ft[ok]] = rules["threaten_phases"] + 1
         # Knock Prone: weapon skill against Reflex Defence.
         check = np.where(initiator, sec[:, 0] + setup.w_skill[w] + setup.offence[att], total)
-        flat_footed = ctx.ff[tgt]  # Flat-Footed also loses the skill part of Reflex Defence
+        flat_footed = ctx.flat_footed[tgt]  # Flat-Footed also loses the skill part of Reflex Defence
         reflex = (T.DEFENCE_BASE + np.where(flat_footed, 0, setup.reflex[tgt])
                   + np.where(d_ds != "touch", ds_tgt, 0))
         ok = kp & (check > reflex)

@@ -23,7 +23,7 @@ _NO_PREP = np.isin(np.arange(len(P.ACTION_NAMES)), P.NO_PREP)
 
 def take_turn(ctx, a: np.ndarray, live: np.ndarray) -> None:
     """a (n,): the creature whose turn it is in each row; live (n,): fights still going."""
-    setup, state, rules = ctx.setup, ctx.state, ctx.setup.rules
+    state, rules = ctx.state, ctx.setup.rules
     C = ctx.C
     f = np.arange(len(a)) * C + a  # (row, actor) as one index into the (N, C) state arrays
     standing = (flat(state.status)[f] == STANDING) & live
@@ -31,7 +31,7 @@ def take_turn(ctx, a: np.ndarray, live: np.ndarray) -> None:
     flat(state.ds)[fs] = False  # "until your next turn"
     if rules["readied_lasts"] == "next_turn":
         flat(state.ready)[fs] = READY_NONE
-    act = standing & ~ctx.no_act[a] if ctx.no_act_any else standing
+    act = standing & ~ctx.no_actions[a] if ctx.any_no_actions else standing
     t = ctx.trace
     if t is not None and standing[t.pos] and not act[t.pos]:
         t.line(f"  {t.name(a[t.pos])} is surprised and takes no action.")
