@@ -214,12 +214,14 @@ def knock_down(ctx, rows, who) -> None:
 
 
 def end_grapple(state, rows, who) -> None:
-    partner = state.partner[rows, who]
+    C = state.partner.shape[1]
+    f = rows * C + who
+    partner = flat(state.partner)[f]
     has = partner >= 0
-    for r_, c_ in ((rows, who), (rows[has], partner[has])):
-        state.partner[r_, c_] = -1
-        state.track[r_, c_] = T.NONE
-        state.dominant[r_, c_] = False
+    for f_ in (f, rows[has] * C + partner[has]):
+        flat(state.partner)[f_] = -1
+        flat(state.track)[f_] = T.NONE
+        flat(state.dominant)[f_] = False
         # `contesting` stays set: a creature that contested this phase takes no other action
         # in it even when the grapple ends during the phase.
 

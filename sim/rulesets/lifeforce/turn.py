@@ -312,32 +312,38 @@ def _engage(ctx, rows, a, tgt, adjacent) -> None:
 def grapple_check(ctx, rows, a) -> None:
     """The dominant grappler's turn: both roll; the winner is dominant, progressing if it was."""
     setup, state, rules = ctx.setup, ctx.state, ctx.setup.rules
-    b = state.partner[rows, a]
-    level = state.track[rows, a]
+    C = ctx.C
+    fa = rows * C + a
+    b = flat(state.partner)[fa]
+    fb = rows * C + b
+    level = flat(state.track)[fa]
     bonus = rules["grapple_offence_bonus"] == "both"
     mod_a = setup.athletics[a] + (setup.offence[a] if bonus else 0)
     mod_b = setup.athletics[b] + (setup.offence[b] if bonus else 0)
     # Pinned grants the dominant grappler advantage; not contesting gives disadvantage.
-    adv_a = G.net_advantage(level == T.PINNED, ~state.contesting[rows, a])
-    adv_b = G.net_advantage(np.zeros(len(rows), dtype=bool), ~state.contesting[rows, b])
+    contesting = flat(state.contesting)
+    adv_a = G.net_advantage(level == T.PINNED, ~contesting[fa])
+    adv_b = G.net_advantage(np.zeros(len(rows), dtype=bool), ~contesting[fb])
     g = ctx.grap[rows].astype(np.int32)
     ta = G.keep_roll(g[:, 0, :2], adv_a) + mod_a
     tb = G.keep_roll(g[:, 1, :2], adv_b) + mod_b
     retry = rules["grapple_ties"] == "reroll"
     a_wins, b_wins = G.contest(ta, tb, g[:, 0, 2] + mod_a if retry else None, g[:, 1, 2] + mod_b if retry else None)
     new_level, a_dom = G.transition(level, np.ones(len(rows), dtype=bool), a_wins, b_wins)
-    state.track[rows, a] = state.track[rows, b] = new_level
-    state.dominant[rows, a], state.dominant[rows, b] = a_dom, ~a_dom
-    state.gchecked[rows, a] = state.gchecked[rows, b] = True
-    state.grapple_checks_won[rows[a_wins], a[a_wins]] += 1
-    state.grapple_checks_won[rows[b_wins], b[b_wins]] += 1
-    under = np.where(a_dom, b, a)
+    flat(state.track)[fa] = new_level
+    flat(state.track)[fb] = new_level
+    flat(state.dominant)[fa], flat(state.dominant)[fb] = a_dom, ~a_dom
+    flat(state.gchecked)[fa] = True
+    flat(state.gchecked)[fb] = True
+    flat(state.grapple_checks_won)[fa[a_wins]] += 1
+    flat(state.grapple_checks_won)[fb[b_wins]] += 1
+    fu = np.where(a_dom, fb, fa)  # the one underneath
     pinned = new_level == T.PINNED
-    state.prone[rows[pinned], under[pinned]] = True  # "causing the non dominant grappler to become Prone"
+    flat(state.prone)[fu[pinned]] = True  # "causing the non dominant grappler to become Prone"
     if not rules["held_keeps_preparation"]:
         held = new_level >= T.HELD
-        state.prep_ap[rows[held], under[held]] = 0
-        state.prep_action[rows[held], under[held]] = -1
+        flat(state.prep_ap)[fu[held]] = 0
+        flat(state.prep_action)[fu[held]] = -1
     t = ctx.trace
     if t is not None and (rows == t.pos).any():
         i = int(np.flatnonzero(rows == t.pos)[0])
