@@ -213,10 +213,8 @@ class Ctx:
                 pos = pos.astype(np.int32)
             d = pos - pos.reshape(-1, 2)[np.arange(len(rows)) * C + who][:, None, :]
             m = bf._metric(d[..., 0], d[..., 1], self.setup.grid.metric)
-            corner = rows * (C * C) + who
-            dist = self.dist.reshape(-1)
-            dist[(corner + who * (C - 1))[:, None] + self._cols] = m  # dist[rows, who, :]
-            dist[corner[:, None] + self._cols * C] = m  # dist[rows, :, who]
+            self.dist.reshape(-1, C)[rows * C + who] = m  # dist[rows, who, :]
+            self.dist.reshape(-1)[(rows * (C * C) + who)[:, None] + self._cols * C] = m  # dist[rows, :, who]
 
     def new_turn(self) -> None:
         """Every die a turn may need, drawn with fixed shapes (common random numbers)."""

@@ -74,12 +74,13 @@ def update_targets(ctx, rows, a) -> None:
     # too, as they may set the side's focus. Picks are row by row, so the others are skipped.
     need = ~ok | (modes == FOCUS) if setup.any_focus else ~ok
     if need.all():
-        new = pick_target(ctx, rows, a, modes)
-    else:
+        cur = np.where(ok, cur, pick_target(ctx, rows, a, modes))
+    elif need.any():
         new = np.full(len(rows), -1, dtype=np.intp)
-        if need.any():
-            new[need] = pick_target(ctx, rows[need], a[need], modes[need])
-    cur = np.where(ok, cur, new)
+        new[need] = pick_target(ctx, rows[need], a[need], modes[need])
+        cur = np.where(ok, cur, new)
+    else:
+        cur = cur.astype(np.intp)
     # Abandoning a target out of reach (melee creatures only): only rows whose target is
     # out of reach can, so only they look for another enemy in reach.
     may = setup.abandon_melee[a]
