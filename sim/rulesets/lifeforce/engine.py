@@ -108,6 +108,16 @@ class Setup:
         self.wants_nearest = np.isin(self.family, (P.SKIRMISHER, P.GUARDIAN))
         self.wants_nearest[self.scripted] = True
         self.needs_nearest = bool(self.wants_nearest.any())
+        # Which conditions can ever arise here (tables.CONDITION_NAMES order): Hastened from the
+        # stat block or Seize the Initiative, Slowed only from the stat block, the others from
+        # the stunts a creature may buy or (Prone) a Pin; the grapple track is checked as it goes.
+        bought = set(self.stunt_priority.ravel().tolist())
+        may_grapple = P.GRAPPLER in self.families or any(r.action == P.GRAPPLE for p in self.policies
+                                                         for r in p.rules)
+        has = lambda name: T.STUNT[name] in bought
+        self.cond_live = (has("knock_prone") or may_grapple, bool(self.hastened.any()) or has("seize_the_initiative"),
+                          bool(self.slowed.any()), has("defensive_stance"), True, True, True, has("threaten"),
+                          has("disarm"))
         self.block_possible = bool(self.has_shield.any())
         # Strength Benefit on a hit by creature c with weapon w (melee weapons only).
         melee = self.w_range == 0

@@ -71,13 +71,30 @@ def condition_mods_at(setup, state, f, keys=None) -> dict[str, np.ndarray]:
     """condition_mods for flat (row * C + creature) indices f; `keys`: only these columns."""
     # Looked up by the flags' bit pattern: the same values and dtypes as summing the
     # table's rows, without (m, K) temporaries for each of the five columns.
-    bits = _bits_at(state, f)
-    code = bits[0].astype(np.uint16)
-    for i in range(1, len(bits)):
-        code |= bits[i].astype(np.uint16) << np.uint16(i)
-    code = code.astype(np.intp)
     lut = _mods_table(setup.cond)
+    code = _code(setup, state, f).astype(np.intp)
     return {k: lut[k].take(code) for k in (keys or lut)}
+
+
+def _code(setup, state, f) -> np.ndarray:
+    """The conditions of flat indices f as bits (tables.CONDITION_NAMES order). Conditions
+    this scenario can never give (Setup.cond_live) are not looked up."""
+    live = getattr(setup, "cond_live", None)
+    if live is None or state.track.any():
+        bits = _bits_at(state, f)
+        code = bits[0].astype(np.uint16)
+        for i in range(1, len(bits)):
+            code |= bits[i].astype(np.uint16) << np.uint16(i)
+        return code
+    # Nobody grapples now: Grappling, Held and Pinned (bits 4-6) are off.
+    code = np.zeros(len(f), dtype=np.uint16)
+    for i, (on, bit) in enumerate(zip(live, (
+            lambda: flat(state.prone)[f], lambda: flat(state.hastened)[f] > 0, lambda: flat(state.slowed)[f] > 0,
+            lambda: flat(state.ds)[f], None, None, None, lambda: flat(state.threatened_by)[f] >= 0,
+            lambda: flat(state.disarmed)[f]))):
+        if on and bit is not None:
+            code |= bit().astype(np.uint16) << np.uint16(i)
+    return code
 
 
 def can_react(setup, state, rows, who, kind: str) -> tuple[np.ndarray, np.ndarray]:
