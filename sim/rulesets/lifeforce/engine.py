@@ -179,6 +179,8 @@ class State(BatchState):
     grapple_checks_won: np.ndarray
     focus: np.ndarray  # (N, sides) the enemy a side's focus-mode creatures stick to, or -1
     rounds: np.ndarray
+    # (N, C, C) grid distances, kept up to date by every move (Ctx.refresh) from round to round.
+    dist: np.ndarray
 
 
 class Ctx:
@@ -203,7 +205,7 @@ class Ctx:
         self.need = need
         self.C = C
         self._cols = np.arange(C)
-        self.refresh()
+        self.dist = state.dist  # refreshed in place as creatures move
 
     def refresh(self, rows=None, who=None) -> None:
         """Distances after movement, for the rows given (all by default).
@@ -212,7 +214,7 @@ class Ctx:
         the distance matrix change: every metric is symmetric, so one (m, C) vector
         serves both, instead of the full (m, C, C) recomputation."""
         if rows is None:
-            self.dist = bf.distances(self.state.pos, self.setup.grid.metric)
+            self.dist[...] = bf.distances(self.state.pos, self.setup.grid.metric)
         elif who is None:
             self.dist[rows] = bf.distances(self.state.pos[rows], self.setup.grid.metric)
         else:
@@ -385,6 +387,7 @@ def init(setup: Setup, batch) -> State:
         stunted=z(bool), loaded=full(True, bool), attacks=z(), hits=z(), dealt=z(), taken=z(),
         stunt_points=z(), blocks=z(), opportunity=z(), charges=z(), grapples_won=z(), grapple_checks_won=z(),
         focus=np.full((n, setup.n_sides), -1, dtype=np.int16), rounds=np.zeros(n, dtype=np.int32),
+        dist=bf.distances(pos, setup.grid.metric),
     )
 
 
