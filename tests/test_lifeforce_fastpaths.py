@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from sim import battlefield as bf
-from sim.rulesets.lifeforce import walk as W
+from sim.rulesets.lifeforce.resolve import walk
 
 
 def _case(seed, metric, m=400, C=6, size=7):
@@ -30,6 +30,8 @@ def _columns(m, C, who, values, fill, dtype):
 @pytest.mark.parametrize("metric", bf.METRICS)
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_walks_match_the_battlefield(metric, seed):
+    # Lifeforce moves one creature per row through the battlefield's walks; the wrapper
+    # must hand each row's mover, goal, allowance and stop to the right column.
     grid, pos, who, goal, allowance, blocking, stop = _case(seed, metric)
     m, C = who.shape[0], pos.shape[1]
     movers = _columns(m, C, who, True, False, bool)
@@ -39,17 +41,17 @@ def test_walks_match_the_battlefield(metric, seed):
     k = np.arange(m)
 
     ref, _ = bf.step_toward(pos, grid, movers, target, allow, blocking, within, metric)
-    got = W.toward(pos, grid, who, goal, allowance, blocking, stop, metric)
+    got = walk(bf.step_toward, pos, who, goal[:, None], allowance, blocking, grid, stop)
     assert (got == ref[k, who]).all()
     assert (got != pos[k, who]).any(axis=1).sum() > m // 4  # the case does move people
 
     ref, _ = bf.step_away(pos, grid, movers, target, allow, blocking, metric)
-    got = W.away(pos, grid, who, goal, allowance, blocking, metric)
+    got = walk(bf.step_away, pos, who, goal[:, None], allowance, blocking, grid)
     assert (got == ref[k, who]).all()
 
     direction = np.random.default_rng(seed).integers(-1, 2, (m, 2)).astype(np.int8)
     ref, _ = bf.move_line(pos, grid, movers, _columns(m, C, who, direction, 0, np.int8), allow, blocking)
-    got = W.line(pos, grid, who, direction, allowance, blocking)
+    got = walk(bf.move_line, pos, who, direction[:, None, :], allowance, blocking, grid)
     assert (got == ref[k, who]).all()
 
 

@@ -62,22 +62,27 @@ def buy_stunts(points, priority, costs, applicable):
     Major Critical exclude each other. Returns (m, S) how many of each were bought.
     """
     m, S = applicable.shape
-    costs = np.broadcast_to(costs, (m, S))
+    # (row, stunt) as one flat index: gathers from 1-D views instead of two-array indexing.
+    costs = np.ascontiguousarray(np.broadcast_to(costs, (m, S))).reshape(-1)
+    app = np.ascontiguousarray(applicable).reshape(-1)
     left = np.asarray(points, dtype=np.int32).copy()
     bought = np.zeros((m, S), dtype=np.int16)
-    rows = np.arange(m)
+    flat_bought = bought.reshape(-1)
+    base = np.arange(m) * S
     repeat = np.array([s[3] for s in T.STUNTS])
     minor, major = T.STUNT["minor_critical"], T.STUNT["major_critical"]
     for j in range(priority.shape[1]):
         sid = priority[:, j]
         ok_id = sid >= 0
         s = np.maximum(sid, 0)
-        cost = costs[rows, s].astype(np.int32)
-        ok = ok_id & (cost > 0) & applicable[rows, s] & (left >= cost) & (bought[rows, s] == 0)
+        fi = base + s
+        cost = costs[fi].astype(np.int32)
+        ok = ok_id & (cost > 0) & app[fi] & (left >= cost) & (flat_bought[fi] == 0)
         crit = (s == minor) | (s == major)
-        ok &= ~(crit & ((bought[:, minor] > 0) | (bought[:, major] > 0)))
+        if crit.any():
+            ok &= ~(crit & ((bought[:, minor] > 0) | (bought[:, major] > 0)))
         times = np.where(ok, np.where(repeat[s], left // np.maximum(cost, 1), 1), 0)
-        bought[rows, s] += times.astype(np.int16)
+        flat_bought[fi] += times.astype(np.int16)
         left -= times * cost
     return bought
 

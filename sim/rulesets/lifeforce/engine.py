@@ -17,6 +17,7 @@ from sim.dice import DiceTable, parse_dice
 from sim.rulesets.base import DRAW, STANDING, BatchState, Outcome
 from sim.rulesets.lifeforce import policies as P
 from sim.rulesets.lifeforce import tables as T
+from sim.rulesets.lifeforce.attacks import strength_damage
 from sim.rulesets.lifeforce.resolve import READY_BLOCK, READY_NONE, READY_OPPORTUNITY, end_grapple
 from sim.rulesets.lifeforce.turn import take_turn
 from sim.rulesets.lifeforce.turn_order import roll_offs, turn_order
@@ -84,6 +85,52 @@ class Setup:
     layout: object
     rules: dict
 
+    def __post_init__(self):
+        self.melee_reach = self.w_reach[self.melee_w]
+        self.unarmed_reach = self.w_reach[self.unarmed_w]
+        # Who may use its Reaction for each kind: trained, keeping it for that, and (Shield
+        # Block) carrying a shield.
+        keeps = lambda kind: (self.use_reaction == "any") | (self.use_reaction == kind)
+        self.families = set(self.family.tolist())
+        # Scripted creatures grouped by identical rules and target mode (see policies._scripted).
+        keys, self.script_policies = {}, []
+        self.script_group = np.full(len(self.names), -1, dtype=np.intp)
+        for c in self.scripted:
+            pol = self.policies[c]
+            key = (pol.target, tuple((r.action, r.target, r.text) for r in pol.rules))
+            if key not in keys:
+                keys[key] = len(self.script_policies)
+                self.script_policies.append(pol)
+            self.script_group[c] = keys[key]
+        self.any_focus = bool((self.target_mode == P.FOCUS).any())
+        self.abandon_melee = self.abandon & (self.ranged_w < 0)
+        # The nearest enemy: skirmishers keep from it, guardians watch it, scripted rules withdraw from it.
+        self.wants_nearest = np.isin(self.family, (P.SKIRMISHER, P.GUARDIAN))
+        self.wants_nearest[self.scripted] = True
+        self.needs_nearest = bool(self.wants_nearest.any())
+        # Which conditions can ever arise here (tables.CONDITION_NAMES order): Hastened from the
+        # stat block or Seize the Initiative, Slowed only from the stat block, the others from
+        # the stunts a creature may buy or (Prone) a Pin; the grapple track is checked as it goes.
+        bought = set(self.stunt_priority.ravel().tolist())
+        may_grapple = P.GRAPPLER in self.families or any(r.action == P.GRAPPLE for p in self.policies
+                                                         for r in p.rules)
+        has = lambda name: T.STUNT[name] in bought
+        self.cond_live = (has("knock_prone") or may_grapple, bool(self.hastened.any()) or has("seize_the_initiative"),
+                          bool(self.slowed.any()), has("defensive_stance"), True, True, True, has("threaten"),
+                          has("disarm"))
+        self.block_possible = bool(self.has_shield.any())
+        # Strength Benefit on a hit by creature c with weapon w (melee weapons only).
+        melee = self.w_range == 0
+        self.sb_weapon = np.where(melee[None, :], strength_damage(self.sb[:, None], self.w_two[None, :],
+                                                                  self.rules["two_handed_multiplier"]), 0)
+        self.w_strike = np.where(self.w_range > 0, self.w_range, self.w_reach)  # Dual Strike's reach
+        dual = T.STUNT["dual_strike"]
+        costs = self.stunt_costs[:, dual]
+        in_use = (self.stunt_priority == dual).any() and (costs > 0).any()
+        self.dual_min_cost = int(costs[costs > 0].min()) if in_use else 0
+        self.reacts = {"shield_block": self.can_block & keeps("shield_block") & self.has_shield,
+                       "attack_of_opportunity": self.can_aoo & keeps("attack_of_opportunity")}
+
     def current_melee(self, state, rows, who) -> np.ndarray:
         """The weapon row a creature strikes with in melee: its melee weapon, or its hands if disarmed."""
         return np.where(state.disarmed[rows, who], self.unarmed_w[who], self.melee_w[who])
@@ -132,6 +179,8 @@ class State(BatchState):
     grapple_checks_won: np.ndarray
     focus: np.ndarray  # (N, sides) the enemy a side's focus-mode creatures stick to, or -1
     rounds: np.ndarray
+    # (N, C, C) grid distances, kept up to date by every move (Ctx.refresh) from round to round.
+    dist: np.ndarray
 
 
 class Ctx:
@@ -143,11 +192,20 @@ class Ctx:
         self.phase = 0
         self.trace = batch.trace
         C = len(setup.names)
-        self.flat_footed = np.broadcast_to(setup.surprised & (self.round == 1), state.hp.shape)
-        no_act = setup.rules["surprise_round"] == "no_actions"
-        self.no_actions = self.flat_footed if no_act else np.zeros_like(self.flat_footed)
+        # Per creature (C,): both depend on the round only, not on the row.
+        self.flat_footed = setup.surprised & (self.round == 1)
+        self.no_actions = self.flat_footed & (setup.rules["surprise_round"] == "no_actions")
+        self.any_no_actions = bool(self.no_actions.any())
+        self.any_loading = bool(setup.w_loading.any())
+        # Action points each prepared action needs (a Loading weapon's attack adds its reload).
+        need = np.full(len(P.ACTION_NAMES), 2, dtype=np.int64)
+        need[[P.RUN, P.GRAPPLE]] = 1
+        need[P.STAND] = setup.rules["stand_up_ap"]
+        need[P.RECOVER] = setup.rules["disarmed_recover_ap"]
+        self.need = need
         self.C = C
-        self.refresh()
+        self._cols = np.arange(C)
+        self.dist = state.dist  # refreshed in place as creatures move
 
     def refresh(self, rows=None, who=None) -> None:
         """Distances after movement, for the rows given (all by default).
@@ -156,15 +214,19 @@ class Ctx:
         the distance matrix change: every metric is symmetric, so one (m, C) vector
         serves both, instead of the full (m, C, C) recomputation."""
         if rows is None:
-            self.dist = bf.distances(self.state.pos, self.setup.grid.metric)
+            self.dist[...] = bf.distances(self.state.pos, self.setup.grid.metric)
         elif who is None:
             self.dist[rows] = bf.distances(self.state.pos[rows], self.setup.grid.metric)
         else:
-            pos = self.state.pos[rows].astype(np.int32)
-            d = pos - pos[np.arange(len(rows)), who][:, None, :]
-            m = bf._metric(d[..., 0], d[..., 1], self.setup.grid.metric).astype(self.dist.dtype)
-            self.dist[rows, who, :] = m
-            self.dist[rows, :, who] = m
+            C = self.C
+            who = np.asarray(who, dtype=np.intp)  # who * C must not overflow int16
+            pos = self.state.pos[rows]
+            if self.setup.grid.width + self.setup.grid.height > 16000:  # else differences fit int16
+                pos = pos.astype(np.int32)
+            d = pos - pos.reshape(-1, 2)[np.arange(len(rows)) * C + who][:, None, :]
+            m = bf._metric(d[..., 0], d[..., 1], self.setup.grid.metric)
+            self.dist.reshape(-1, C)[rows * C + who] = m  # dist[rows, who, :]
+            self.dist.reshape(-1)[(rows * (C * C) + who)[:, None] + self._cols * C] = m  # dist[rows, :, who]
 
     def new_turn(self) -> None:
         """Every die a turn may need, drawn with fixed shapes (common random numbers)."""
@@ -179,16 +241,26 @@ class Ctx:
         self.u_shield = b.uniform(C, self.setup.shield_dice.max_count or 1)
         self.noise = b.uniform(C)
 
-    def damage(self, rows, att, w, slot: int) -> np.ndarray:
-        """Weapon dice of weapon rows `w` for attackers `att` (slot 0 attack, 1 Dual Strike)."""
-        return _faces(self.setup.w_dice, w, self.u_damage[rows, att, slot])
+    def damage(self, f, w, slot: int) -> np.ndarray:
+        """Weapon dice of weapon rows `w` for attackers at flat (row * C + creature) indices f
+        (slot 0 attack, 1 Dual Strike)."""
+        u = self.u_damage
+        return _faces(self.setup.w_dice, w, u.reshape(-1, u.shape[-1])[f * 2 + slot])
 
-    def shield(self, rows, who) -> np.ndarray:
-        return _faces(self.setup.shield_dice, who, self.u_shield[rows, who])
+    def shield(self, f, who) -> np.ndarray:
+        """Shield dice of defenders `who` at flat indices f."""
+        u = self.u_shield
+        return _faces(self.setup.shield_dice, who, u.reshape(-1, u.shape[-1])[f])
 
 
 def _faces(table: DiceTable, idx, u) -> np.ndarray:
     """Totals of the table's dice expressions `idx` (m,) from uniforms u (m, max dice)."""
+    if table.max_count <= 1:
+        # One die at most: no (m, 1) temporaries and no sum over a length-1 axis.
+        faces = (u[:, 0] * table.sides[idx]).astype(np.int32) + 1
+        if table.max_count == 0 or (table.counts == 0).any():
+            faces *= table.counts[idx] > 0
+        return faces + table.bonus[idx]
     sides = table.sides[idx][:, None]
     faces = (u[:, :max(table.max_count, 1)] * sides).astype(np.int32) + 1
     used = np.arange(faces.shape[1])[None, :] < table.counts[idx][:, None]
@@ -315,6 +387,7 @@ def init(setup: Setup, batch) -> State:
         stunted=z(bool), loaded=full(True, bool), attacks=z(), hits=z(), dealt=z(), taken=z(),
         stunt_points=z(), blocks=z(), opportunity=z(), charges=z(), grapples_won=z(), grapple_checks_won=z(),
         focus=np.full((n, setup.n_sides), -1, dtype=np.int16), rounds=np.zeros(n, dtype=np.int32),
+        dist=bf.distances(pos, setup.grid.metric),
     )
 
 
@@ -361,6 +434,9 @@ def step(setup: Setup, state: State, batch) -> None:
 
 def _start_phase(setup: Setup, state: State, t) -> None:
     """Both grapplers decide whether to contest; if neither does, the grapple ends."""
+    if not state.track.any():  # nobody grapples: nobody contests
+        state.contesting = np.zeros(state.track.shape, dtype=bool)
+        return
     state.contesting = P.contest_choice(setup, state)
     ingr = state.partner >= 0
     if not ingr.any():

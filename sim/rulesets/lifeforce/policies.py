@@ -13,7 +13,8 @@ from sim.policy import TARGET_MODES, choose_targets
 from sim.rulesets.base import STANDING
 from sim.rulesets.lifeforce import schema as S
 from sim.rulesets.lifeforce import tables as T
-from sim.rulesets.lifeforce.resolve import READY_BLOCK, READY_NONE, READY_OPPORTUNITY, condition_mods
+from sim.rulesets.lifeforce.resolve import (READY_BLOCK, READY_NONE, READY_OPPORTUNITY, condition_mods,
+                                            condition_mods_at, flat)
 
 ATTACK, CHARGE, RUN, GRAPPLE, BLOCK, OPPORTUNITY, HOLD, WITHDRAW = range(len(S.ACTIONS))
 STAND, RECOVER = len(S.ACTIONS), len(S.ACTIONS) + 1
@@ -24,6 +25,15 @@ STEADY, CHARGER, SKIRMISHER, GUARDIAN, GRAPPLER = range(len(FAMILIES))
 NO_MOVE, TOWARD, AWAY, LINE = range(4)
 NEAREST = TARGET_MODES.index("nearest")
 FOCUS = TARGET_MODES.index("focus")
+
+
+def any_cols(x: np.ndarray) -> np.ndarray:
+    """x.any(axis=1) for a short second axis, as a loop over its columns (numpy reduces a
+    short last axis slowly)."""
+    out = x[:, 0].copy()
+    for j in range(1, x.shape[1]):
+        out |= x[:, j]
+    return out
 
 
 def enemies_standing(setup, state, rows, a) -> np.ndarray:
@@ -54,58 +64,81 @@ def update_targets(ctx, rows, a) -> None:
     """Keep a standing target: forced by Threaten or a grapple, else re-picked when it fell
     or (abandon_when_out_of_reach) when it left reach while another enemy is in reach."""
     setup, state = ctx.setup, ctx.state
-    m = np.arange(len(rows))
-    cur = state.target[rows, a]
-    ok = (cur >= 0) & (state.status[rows, np.maximum(cur, 0)] == STANDING)
+    C = ctx.C
+    f = rows * C + a
+    status = flat(state.status)
+    cur = flat(state.target)[f]
+    ok = (cur >= 0) & (status[rows * C + np.maximum(cur, 0)] == STANDING)
     modes = setup.target_mode[a]
     # A new pick is needed where the target fell; focus-mode picks are made every turn
     # too, as they may set the side's focus. Picks are row by row, so the others are skipped.
-    need = ~ok | (modes == FOCUS)
+    need = ~ok | (modes == FOCUS) if setup.any_focus else ~ok
     if need.all():
-        new = pick_target(ctx, rows, a, modes)
-    else:
+        cur = np.where(ok, cur, pick_target(ctx, rows, a, modes))
+    elif need.any():
         new = np.full(len(rows), -1, dtype=np.intp)
-        if need.any():
-            new[need] = pick_target(ctx, rows[need], a[need], modes[need])
-    cur = np.where(ok, cur, new)
-    reach = setup.w_reach[setup.current_melee(state, rows, a)]
-    d = ctx.dist[rows, a]
-    cand = enemies_standing(setup, state, rows, a)
-    in_reach = cand & (d <= reach[:, None])
-    gone = (setup.abandon[a] & (d[m, np.maximum(cur, 0)] > reach) & in_reach.any(axis=1)
-            & (setup.ranged_w[a] < 0))
-    nearest_in_reach = np.where(in_reach, d + ctx.noise[rows], np.inf).argmin(axis=1)
-    cur = np.where(gone, nearest_in_reach, cur)
-    threat = state.threatened_by[rows, a]
-    forced = (threat >= 0) & (state.status[rows, np.maximum(threat, 0)] == STANDING)
-    cur = np.where(forced, threat, cur)
-    partner = state.partner[rows, a]
+        new[need] = pick_target(ctx, rows[need], a[need], modes[need])
+        cur = np.where(ok, cur, new)
+    else:
+        cur = cur.astype(np.intp)
+    # Abandoning a target out of reach (melee creatures only): only rows whose target is
+    # out of reach can, so only they look for another enemy in reach.
+    may = setup.abandon_melee[a]
+    if may.any():
+        reach = np.where(flat(state.disarmed)[f], setup.unarmed_reach[a], setup.melee_reach[a])
+        out = may & (flat(ctx.dist)[f * C + np.maximum(cur, 0)] > reach)
+        if out.any():
+            i = np.flatnonzero(out)
+            r = rows[i]
+            d = ctx.dist.reshape(-1, C)[f[i]]
+            in_reach = enemies_standing(setup, state, r, a[i]) & (d <= reach[i][:, None])
+            gone = np.flatnonzero(any_cols(in_reach))
+            if len(gone):
+                nearest_in_reach = np.where(in_reach[gone], d[gone] + ctx.noise[r[gone]], np.inf).argmin(axis=1)
+                cur[i[gone]] = nearest_in_reach
+    threat = flat(state.threatened_by)[f]
+    forced = (threat >= 0)
+    if forced.any():
+        forced &= status[rows * C + np.maximum(threat, 0)] == STANDING
+        cur = np.where(forced, threat, cur)
+    partner = flat(state.partner)[f]
     cur = np.where(partner >= 0, partner, cur)
-    state.target[rows, a] = cur
+    flat(state.target)[f] = cur
 
 
 def decide(ctx, rows, a):
     """(desired action, movement mode, whom to move toward/away from, stop distance) per row."""
     setup, state = ctx.setup, ctx.state
-    m = np.arange(len(rows))
+    C = ctx.C
+    f = rows * C + a
     p = ctx.phase
-    tgt = state.target[rows, a]
+    tgt = flat(state.target)[f]
     has_tgt = tgt >= 0
-    d = np.where(has_tgt, ctx.dist[rows, a, np.maximum(tgt, 0)], FAR)
-    mw = setup.current_melee(state, rows, a)
+    d = np.where(has_tgt, flat(ctx.dist)[f * C + np.maximum(tgt, 0)], FAR)
+    disarmed = flat(state.disarmed)[f]
+    mw = np.where(disarmed, setup.unarmed_w[a], setup.melee_w[a])
     reach = setup.w_reach[mw]
     rw = setup.ranged_w[a]
-    shoots = (rw >= 0) & ~state.disarmed[rows, a]
+    shoots = (rw >= 0) & ~disarmed
     rng = np.where(shoots, setup.w_range[np.maximum(rw, 0)], 0)
-    mv, mv2 = setup.split_cells[a, p], setup.split_cells[a, (p + 1) % T.PHASES]
+    mv, mv2 = setup.split_cells[:, p][a], setup.split_cells[:, (p + 1) % T.PHASES][a]
     in_reach = d <= reach
     melee_now = (in_reach & ~setup.w_unarmed[mw]) | ~shoots
-    prep, pap = state.prep_action[rows, a], state.prep_ap[rows, a]
+    prep, pap = flat(state.prep_action)[f], flat(state.prep_ap)[f]
     fam = setup.family[a]
-    cand = enemies_standing(setup, state, rows, a)
-    dall = np.where(cand, ctx.dist[rows, a], FAR)
-    nearest = dall.argmin(axis=1)
-    dn = dall[m, nearest]
+    nearest = None
+    if setup.needs_nearest:
+        # The nearest enemy, for the rows whose creature looks for it (see Setup.wants_nearest).
+        ni = np.flatnonzero(setup.wants_nearest[a])
+        cand = enemies_standing(setup, state, rows[ni], a[ni])
+        dall = np.where(cand, ctx.dist.reshape(-1, C)[f[ni]], FAR)  # (len(ni), C)
+        near_n = dall.argmin(axis=1)
+        nearest = np.zeros(len(rows), dtype=near_n.dtype)
+        nearest[ni] = near_n
+        dn = np.zeros(len(rows), dtype=dall.dtype)
+        dn[ni] = dall[np.arange(len(ni)), near_n]
+        at_n = np.zeros(len(rows), dtype=np.intp)  # a row's place among ni
+        at_n[ni] = np.arange(len(ni))
 
     # Steady: attack; walk into reach (or range), run when it is two phases away.
     desired = np.full(len(rows), ATTACK, dtype=np.int8)
@@ -116,24 +149,30 @@ def decide(ctx, rows, a):
     far = setup.run[a] & (gap > mv + mv2) & ~((prep == ATTACK) & (pap > 0))
     desired[far] = RUN
 
+    # Each family's part works on its own rows only.
     # Charger: charge when the target is reachable within the charge's movement.
-    if (fam == CHARGER).any():
-        charge_reach = mv + np.where(setup.rules["charge_moves_on_attack_phase"], mv2, 0)
-        melee_gap = d - reach
-        state_pos = state.pos[rows]
-        steps = line_steps(state_pos[m, a], np.sign(state_pos[m, np.maximum(tgt, 0)] - state_pos[m, a]),
-                           state_pos[m, np.maximum(tgt, 0)], reach, charge_reach)
-        charging = (fam == CHARGER) & ~in_reach & (melee_gap >= 1) & (steps > 0)
-        charging |= (fam == CHARGER) & (prep == CHARGE) & (pap > 0)
-        desired[charging] = CHARGE
-        move[charging] = LINE
-        stop[fam == CHARGER] = reach[fam == CHARGER]
+    ci = np.flatnonzero(fam == CHARGER) if CHARGER in setup.families else ()
+    if len(ci):
+        r = rows[ci]
+        charge_reach = mv[ci] + np.where(setup.rules["charge_moves_on_attack_phase"], mv2[ci], 0)
+        melee_gap = d[ci] - reach[ci]
+        pos2 = state.pos.reshape(-1, 2)
+        here, there = pos2[f[ci]], pos2[r * C + np.maximum(tgt[ci], 0)]
+        steps = line_steps(here, np.sign(there - here), there, reach[ci], charge_reach)
+        charging = ~in_reach[ci] & (melee_gap >= 1) & (steps > 0)
+        charging |= (prep[ci] == CHARGE) & (pap[ci] > 0)
+        desired[ci[charging]] = CHARGE
+        move[ci[charging]] = LINE
+        stop[ci] = reach[ci]
 
     # Skirmisher: keep its distance from the nearest enemy while preparing its attack, but
     # not by stepping out of that enemy's reach (which provokes an Attack of Opportunity).
-    if (fam == SKIRMISHER).any():
-        their_reach = setup.w_reach[setup.current_melee(state, rows, nearest)]
-        kite = (fam == SKIRMISHER) & (dn < setup.keep_cells[a]) & (dn > their_reach) & shoots
+    si = np.flatnonzero(fam == SKIRMISHER) if SKIRMISHER in setup.families else ()
+    if len(si):
+        near_s, dn_s = nearest[si], dn[si]
+        their_reach = np.where(flat(state.disarmed)[rows[si] * C + near_s], setup.unarmed_reach[near_s],
+                               setup.melee_reach[near_s])
+        kite = si[(dn_s < setup.keep_cells[a[si]]) & (dn_s > their_reach) & shoots[si]]
         move[kite] = AWAY
         goal[kite] = nearest[kite]
         desired[kite] = ATTACK
@@ -141,54 +180,59 @@ def decide(ctx, rows, a):
     # Guardian: hold ground; strike what comes into reach, else keep an action readied.
     # A readied (or half-prepared) Attack of Opportunity is kept while an enemy in reach
     # still has to move in: it is not adjacent yet, or it has declared a charge.
-    if (fam == GUARDIAN).any():
-        guard = fam == GUARDIAN
-        near = dall <= reach[:, None]
-        coming = near & ((dall > 1) | (state.prep_action[rows] == CHARGE))
-        holding = (state.ready[rows, a] == READY_OPPORTUNITY) | ((prep == OPPORTUNITY) & (pap > 0))
-        keep_ready = holding & coming.any(axis=1) & (setup.ready_pref[a] == READY_OPPORTUNITY)
-        threat_near = near.any(axis=1) & ~keep_ready
-        move[guard] = NO_MOVE
-        g_attack = guard & (threat_near | (shoots & (d <= rng)))
-        pick = np.where(near, dall + ctx.noise[rows], np.inf).argmin(axis=1)
-        new_tgt = guard & threat_near & ~in_reach  # keep a target still in reach (and the preparation)
-        state.target[rows[new_tgt], a[new_tgt]] = pick[new_tgt]
-        desired[g_attack] = ATTACK
-        want = setup.ready_pref[a]
-        idle = guard & ~g_attack
-        desired[idle] = np.where((want != READY_NONE) & (state.ready[rows, a] != want) & idle,
-                                 np.where(want == READY_BLOCK, BLOCK, OPPORTUNITY), HOLD)[idle]
+    gi = np.flatnonzero(fam == GUARDIAN) if GUARDIAN in setup.families else ()
+    if len(gi):
+        r, ag, dg = rows[gi], a[gi], dall[at_n[gi]]
+        near = dg <= reach[gi][:, None]
+        coming = near & ((dg > 1) | (state.prep_action[r] == CHARGE))
+        ready_now = flat(state.ready)[f[gi]]
+        holding = (ready_now == READY_OPPORTUNITY) | ((prep[gi] == OPPORTUNITY) & (pap[gi] > 0))
+        keep_ready = holding & any_cols(coming) & (setup.ready_pref[ag] == READY_OPPORTUNITY)
+        threat_near = any_cols(near) & ~keep_ready
+        move[gi] = NO_MOVE
+        g_attack = threat_near | (shoots[gi] & (d[gi] <= rng[gi]))
+        new_tgt = threat_near & ~in_reach[gi]  # keep a target still in reach (and the preparation)
+        if new_tgt.any():
+            k = np.flatnonzero(new_tgt)
+            pick = np.where(near[k], dg[k] + ctx.noise[r[k]], np.inf).argmin(axis=1)
+            flat(state.target)[f[gi[k]]] = pick
+        desired[gi[g_attack]] = ATTACK
+        want = setup.ready_pref[ag]
+        idle = ~g_attack
+        desired[gi[idle]] = np.where((want != READY_NONE) & (ready_now != want),
+                                     np.where(want == READY_BLOCK, BLOCK, OPPORTUNITY), HOLD)[idle]
 
     # Grappler: close in and engage; inside a grapple, attack when not contesting.
-    if (fam == GRAPPLER).any():
-        grap = (fam == GRAPPLER) & (state.partner[rows, a] < 0)
-        free_target = state.partner[rows, np.maximum(tgt, 0)] < 0
-        engage = grap & free_target
-        desired[engage] = np.where(setup.run[a] & (d - 1 > mv), RUN, GRAPPLE)[engage]
+    ri = np.flatnonzero(fam == GRAPPLER) if GRAPPLER in setup.families else ()
+    if len(ri):
+        partner = flat(state.partner)
+        engage = ri[(partner[f[ri]] < 0) & (partner[rows[ri] * C + np.maximum(tgt[ri], 0)] < 0)]
+        desired[engage] = np.where(setup.run[a[engage]] & (d[engage] - 1 > mv[engage]), RUN, GRAPPLE)
         stop[engage] = 1
 
     # Inside a grapple (not contesting): hit the partner where it lies.
-    inside = state.partner[rows, a] >= 0
-    desired[inside] = ATTACK
-    move[inside] = NO_MOVE
+    inside = flat(state.partner)[f] >= 0
+    if inside.any():
+        desired[inside] = ATTACK
+        move[inside] = NO_MOVE
 
     # Answering a declared attack with a readied Shield Block.
-    if setup.answer.any():
-        threats = threat_declared(ctx, rows, a)
-        answer = (setup.answer[a] & (threats > 0) & ~state.reaction_left[rows, a] & setup.has_shield[a]
-                  & (state.ready[rows, a] != READY_BLOCK) & ~inside)
+    ai = np.flatnonzero(setup.answer[a] & setup.has_shield[a] & ~inside) if setup.answer.any() else ()
+    if len(ai):
+        threats = threat_declared(ctx, rows[ai], a[ai])
+        answer = ai[(threats > 0) & ~flat(state.reaction_left)[f[ai]] & (flat(state.ready)[f[ai]] != READY_BLOCK)]
         desired[answer] = BLOCK
         move[answer] = NO_MOVE
 
     # What conditions force: standing up, picking the weapon up, being held.
-    cm = condition_mods(setup, state, rows, a)
-    prone = state.prone[rows, a] & ~inside
+    cm = condition_mods_at(setup, state, f, ("moves", "begins"))
+    prone = flat(state.prone)[f] & ~inside
     desired[prone] = STAND
-    rec = state.disarmed[rows, a] & (setup.rules["disarmed_recover_ap"] > 0) & ~prone & ~inside
-    desired[rec] = RECOVER
-    move[rec] = NO_MOVE
-    desired[~cm["begins"]] = HOLD
-    desired[~has_tgt] = HOLD
+    if setup.rules["disarmed_recover_ap"] > 0:
+        rec = disarmed & ~prone & ~inside
+        desired[rec] = RECOVER
+        move[rec] = NO_MOVE
+    desired[~cm["begins"] | ~has_tgt] = HOLD
     move[~cm["moves"] | ~has_tgt] = NO_MOVE
 
     if setup.scripted:
@@ -199,11 +243,13 @@ def decide(ctx, rows, a):
 
 def _scripted(ctx, rows, a, desired, move, goal, stop, reach, rng, melee_now, nearest):
     setup, state = ctx.setup, ctx.state
-    for c in setup.scripted:
-        sel = np.flatnonzero(a == c)
+    # Creatures with the same rules and target mode are decided together (rows are
+    # independent: each has one actor).
+    group = setup.script_group[a]
+    for g, pol in enumerate(setup.script_policies):
+        sel = np.flatnonzero(group == g)
         if not len(sel):
             continue
-        pol = setup.policies[c]
         obs = observe(ctx, rows[sel], a[sel])
         action, mode = pol.decide(obs, desired[sel])
         changed = action != desired[sel]
@@ -266,30 +312,34 @@ class _Observations(dict):
 
 def observe(ctx, rows, a) -> dict:
     setup, state = ctx.setup, ctx.state
-    n = len(rows)
+    n, C = len(rows), ctx.C
+    f = rows * C + a
+    at = lambda x: flat(x)[f]
 
     def distance():
-        tgt = state.target[rows, a]
-        return np.where(tgt >= 0, ctx.dist[rows, a, np.maximum(tgt, 0)], FAR)
+        tgt = at(state.target)
+        return np.where(tgt >= 0, flat(ctx.dist)[f * C + np.maximum(tgt, 0)], FAR)
 
     def standing_on(same_side: bool):
-        standing = state.status[rows] == STANDING
-        same = setup.side[None, :] == setup.side[a][:, None]
-        return (standing & (same if same_side else ~same)).sum(axis=1)
+        mask = (state.status[rows] == STANDING) & (~setup.enemy[a] if same_side else setup.enemy[a])
+        count = np.zeros(n, dtype=np.intp)  # a sum over the short axis, column by column
+        for j in range(C):
+            count += mask[:, j]
+        return count
 
     return _Observations({
         "round": lambda: np.full(n, ctx.round), "phase": lambda: np.full(n, ctx.phase + 1),
-        "hp": lambda: state.hp[rows, a], "hp_frac": lambda: state.hp[rows, a] / setup.hp[a],
+        "hp": lambda: at(state.hp), "hp_frac": lambda: at(state.hp) / setup.hp[a],
         "distance": lambda: distance() * setup.grid.cell_size,
         "in_reach": lambda: (distance() <= setup.w_reach[setup.current_melee(state, rows, a)]).astype(np.int8),
-        "prepared": lambda: state.prep_ap[rows, a],
-        "reaction_left": lambda: state.reaction_left[rows, a].astype(np.int8),
-        "grappled": lambda: (state.track[rows, a] > 0).astype(np.int8),
-        "dominant": lambda: state.dominant[rows, a].astype(np.int8),
-        "grapple_track": lambda: state.track[rows, a],
-        "prone": lambda: state.prone[rows, a].astype(np.int8),
-        "disarmed": lambda: state.disarmed[rows, a].astype(np.int8),
-        "threatened": lambda: (state.threatened_by[rows, a] >= 0).astype(np.int8),
+        "prepared": lambda: at(state.prep_ap),
+        "reaction_left": lambda: at(state.reaction_left).astype(np.int8),
+        "grappled": lambda: (at(state.track) > 0).astype(np.int8),
+        "dominant": lambda: at(state.dominant).astype(np.int8),
+        "grapple_track": lambda: at(state.track),
+        "prone": lambda: at(state.prone).astype(np.int8),
+        "disarmed": lambda: at(state.disarmed).astype(np.int8),
+        "threatened": lambda: (at(state.threatened_by) >= 0).astype(np.int8),
         "threat_declared": lambda: threat_declared(ctx, rows, a),
         "allies_standing": lambda: standing_on(True),
         "enemies_standing": lambda: standing_on(False),

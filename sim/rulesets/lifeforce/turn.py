@@ -12,37 +12,44 @@ from sim.rulesets.base import STANDING
 from sim.rulesets.lifeforce import grapple as G
 from sim.rulesets.lifeforce import policies as P
 from sim.rulesets.lifeforce import tables as T
-from sim.rulesets.lifeforce import walk as W
-from sim.rulesets.lifeforce.resolve import (READY_BLOCK, READY_NONE, READY_OPPORTUNITY, end_grapple,
-                                            opportunity_attacks, resolve_attack)
+from sim.rulesets.lifeforce.resolve import (READY_BLOCK, READY_NONE, READY_OPPORTUNITY, end_grapple, flat,
+                                            opportunity_attacks, resolve_attack, walk)
 
 TARGETED = (P.ATTACK, P.CHARGE, P.GRAPPLE)
+# Action codes (HOLD .. RECOVER) as lookups: a gather beats np.isin on every turn.
+_TARGETED = np.isin(np.arange(len(P.ACTION_NAMES)), TARGETED)
+_NO_PREP = np.isin(np.arange(len(P.ACTION_NAMES)), P.NO_PREP)
 
 
 def take_turn(ctx, a: np.ndarray, live: np.ndarray) -> None:
     """a (n,): the creature whose turn it is in each row; live (n,): fights still going."""
-    setup, state, rules = ctx.setup, ctx.state, ctx.setup.rules
-    R = np.arange(len(a))
-    standing = (state.status[R, a] == STANDING) & live
-    state.ds[R[standing], a[standing]] = False  # "until your next turn"
+    state, rules = ctx.state, ctx.setup.rules
+    C = ctx.C
+    f = np.arange(len(a)) * C + a  # (row, actor) as one index into the (N, C) state arrays
+    standing = (flat(state.status)[f] == STANDING) & live
+    fs = f[standing]
+    flat(state.ds)[fs] = False  # "until your next turn"
     if rules["readied_lasts"] == "next_turn":
-        state.ready[R[standing], a[standing]] = READY_NONE
-    act = standing & ~ctx.no_actions[R, a]
+        flat(state.ready)[fs] = READY_NONE
+    act = standing & ~ctx.no_actions[a] if ctx.any_no_actions else standing
     t = ctx.trace
     if t is not None and standing[t.pos] and not act[t.pos]:
         t.line(f"  {t.name(a[t.pos])} is surprised and takes no action.")
-    check = act & (state.track[R, a] > 0) & state.dominant[R, a] & ~state.gchecked[R, a]
-    if check.any():
-        grapple_check(ctx, R[check], a[check])
-    free = act & ~state.contesting[R, a]
+    if state.track.any():
+        check = act & (flat(state.track)[f] > 0) & flat(state.dominant)[f] & ~flat(state.gchecked)[f]
+        if check.any():
+            R = np.flatnonzero(check)
+            grapple_check(ctx, R, a[R])
+    free = act & ~flat(state.contesting)[f] if state.contesting.any() else act
     if t is not None and act[t.pos] and not free[t.pos]:
         t.line(f"  {t.name(a[t.pos])} contests the grapple and does nothing else.")
-    rows, a = R[free], a[free]
+    rows = np.flatnonzero(free)
     if not len(rows):
         return
+    a = a[rows]
     P.update_targets(ctx, rows, a)
     desired, move, goal, stop = P.decide(ctx, rows, a)
-    tgt = state.target[rows, a]
+    tgt = flat(state.target)[rows * C + a]
     _declare(ctx, rows, a, desired, tgt)
     _move(ctx, rows, a, desired, move, goal, stop)
     _act(ctx, rows, a, desired)
@@ -51,27 +58,31 @@ def take_turn(ctx, a: np.ndarray, live: np.ndarray) -> None:
 def _declare(ctx, rows, a, desired, tgt) -> None:
     """Begin a new preparation where the choice differs from what is being prepared."""
     state = ctx.state
-    cur, ptgt = state.prep_action[rows, a], state.prep_target[rows, a]
-    binding = ctx.setup.rules["prepared_target"] == "declared"
-    targeted = np.isin(desired, TARGETED)
-    switch = ~np.isin(desired, P.NO_PREP) & ((desired != cur) | (binding & targeted & (tgt != ptgt)))
+    f = rows * ctx.C + a
+    cur = flat(state.prep_action)[f]
+    switch = ~_NO_PREP[desired] & (desired != cur)
+    targeted = _TARGETED[desired]
+    if ctx.setup.rules["prepared_target"] == "declared":
+        ptgt = flat(state.prep_target)[f]
+        switch |= ~_NO_PREP[desired] & targeted & (tgt != ptgt)
     if not switch.any():
         return
-    r, c = rows[switch], a[switch]
-    lost = state.prep_ap[r, c]
-    state.prep_action[r, c] = desired[switch]
-    state.prep_ap[r, c] = 0
-    state.prep_target[r, c] = np.where(targeted[switch], tgt[switch], -1)
-    state.ready[r, c] = READY_NONE  # beginning another action drops a readied one
-    charge = desired[switch] == P.CHARGE
+    i = np.flatnonzero(switch)
+    r, c, fi, des, tg, tgd = rows[i], a[i], f[i], desired[i], tgt[i], targeted[i]
+    lost = flat(state.prep_ap)[fi]
+    flat(state.prep_action)[fi] = des
+    flat(state.prep_ap)[fi] = 0
+    flat(state.prep_target)[fi] = np.where(tgd, tg, -1)
+    flat(state.ready)[fi] = READY_NONE  # beginning another action drops a readied one
+    charge = des == P.CHARGE
     if charge.any():
-        d = bf.direction_to(state.pos[r[charge]], _as_targets(state, r[charge], c[charge], tgt[switch][charge]))
+        d = bf.direction_to(state.pos[r[charge]], _as_targets(state, r[charge], c[charge], tg[charge]))
         state.charge_dir[r[charge], c[charge]] = d[np.arange(charge.sum()), c[charge]]
     t = ctx.trace
     if t is not None and (r == t.pos).any():
         i = int(np.flatnonzero(r == t.pos)[0])
-        what = P.ACTION_NAMES[desired[switch][i]]
-        on = f" against {t.name(tgt[switch][i])}" if targeted[switch][i] and tgt[switch][i] >= 0 else ""
+        what = P.ACTION_NAMES[des[i]]
+        on = f" against {t.name(tg[i])}" if tgd[i] and tg[i] >= 0 else ""
         dropped = f" (drops {P.ACTION_NAMES[cur[switch][i]]} with {lost[i]} AP)" if lost[i] > 0 else ""
         t.line(f"  {t.name(c[i])} declares {what}{on}{dropped}.")
 
@@ -85,44 +96,48 @@ def _as_targets(state, r, c, tgt):
 
 def _move(ctx, rows, a, desired, move, goal, stop) -> None:
     setup, state, rules = ctx.setup, ctx.state, ctx.setup.rules
-    C = state.hp.shape[1]
-    allow = setup.split_cells[a, ctx.phase].astype(np.int32)
+    C = ctx.C
+    f = rows * C + a
+    allow = setup.split_cells[:, ctx.phase][a]
     allow = np.where(desired == P.RUN, 2 * allow, allow)  # "Double your Movement for this Action Phase"
     charging = move == P.LINE
-    first = state.prep_ap[rows, a] == 0
-    charge_moves = charging & (first | rules["charge_moves_on_attack_phase"])
-    allow = np.where(charging, np.where(charge_moves, np.maximum(allow, 1), 0), allow)  # "minimum of 1M"
     if charging.any():
+        first = flat(state.prep_ap)[f] == 0
+        charge_moves = charging & (first | rules["charge_moves_on_attack_phase"])
+        allow = np.where(charging, np.where(charge_moves, np.maximum(allow, 1), 0), allow)  # "minimum of 1M"
         # "up to your Action Phase Movement": a charger stops once its target is in reach.
         ptgt = np.maximum(state.prep_target[rows, a], 0)
         reach = setup.w_reach[setup.current_melee(state, rows, a)]
         steps = P.line_steps(state.pos[rows, a], state.charge_dir[rows, a], state.pos[rows, ptgt], reach, allow)
         allow = np.where(charging & (steps > 0), steps, allow)
     go = (move != P.NO_MOVE) & (allow > 0) & (goal >= 0)
+    # A walk toward a creature already within its stop distance takes no step.
+    go &= (move != P.TOWARD) | (flat(ctx.dist)[f * C + np.maximum(goal, 0)] > stop)
     if not go.any():
         return
-    before = ctx.dist[rows, :, a]  # (m, C) distances to the mover (a copy: fancy indexing)
-    start = state.pos[rows, a].copy()
-    # One creature moves per row, so every row of a kind of move walks at once (the
-    # battlefield's walk would step each column over its rows in turn).
+    gi = np.flatnonzero(go)
+    rows, a, f, desired, move, goal, stop, allow = (x[gi] for x in (rows, a, f, desired, move, goal, stop, allow))
+    # Distances are symmetric: the mover's row holds every creature's distance to it.
+    before = ctx.dist.reshape(-1, C)[f]  # (m, C), a copy
+    pos2 = state.pos.reshape(-1, 2)
+    start = pos2[f]
     for mode in (P.TOWARD, P.AWAY, P.LINE):
-        sel = go & (move == mode)
+        sel = move == mode
         if not sel.any():
             continue
         r, c = rows[sel], a[sel]
         pos = state.pos[r]
         blocking = state.status[r] == STANDING
-        if mode == P.TOWARD:
-            cell = W.toward(pos, setup.grid, c, goal[sel], allow[sel], blocking, stop[sel], setup.grid.metric)
-        elif mode == P.AWAY:
-            cell = W.away(pos, setup.grid, c, goal[sel], allow[sel], blocking, setup.grid.metric)
+        if mode == P.LINE:
+            cell = walk(bf.move_line, pos, c, state.charge_dir[r, c][:, None, :], allow[sel], blocking, setup.grid)
         else:
-            cell = W.line(pos, setup.grid, c, state.charge_dir[r, c], allow[sel], blocking)
-        stepped = (cell != state.pos[r, c]).any(axis=1)
-        state.pos[r, c] = cell
+            cell = walk(bf.step_toward if mode == P.TOWARD else bf.step_away, pos, c, goal[sel][:, None],
+                        allow[sel], blocking, setup.grid, stop[sel] if mode == P.TOWARD else None)
+        stepped = (cell != pos2[f[sel]]).any(axis=1)
+        pos2[f[sel]] = cell
         if stepped.any():
             ctx.refresh(r[stepped], c[stepped])
-    moved = (state.pos[rows, a] != start).any(axis=1)
+    moved = (pos2[f] != start).any(axis=1)
     t = ctx.trace
     if t is not None and (rows == t.pos).any():
         i = int(np.flatnonzero(rows == t.pos)[0])
@@ -134,73 +149,102 @@ def _move(ctx, rows, a, desired, move, goal, stop) -> None:
         # "When an enemy moves while already within your Reach": it started its move in
         # reach, or ended deeper inside than the edge, so its last step began in reach
         # (distance changes by at most one square a step).
-        r, c = rows[moved], a[moved]
-        start_d, end_d = before[moved], ctx.dist[r, :, c]
-        reach = setup.w_reach[setup.current_melee(state, r[:, None], np.arange(C)[None, :])]
+        k = np.flatnonzero(moved)
+        r, c = rows[k], a[k]
+        start_d, end_d = before[k], ctx.dist.reshape(-1, C)[f[k]]
+        reach = np.where(state.disarmed[r], setup.unarmed_reach, setup.melee_reach)
         passed = np.where(end_d < reach, np.minimum(start_d, reach), start_d)
         opportunity_attacks(ctx, r, c, passed, "moves")
 
 
 def _act(ctx, rows, a, desired) -> None:
     setup, state, rules = ctx.setup, ctx.state, ctx.setup.rules
-    alive = state.status[rows, a] == STANDING
-    prep = state.prep_action[rows, a]
-    busy = alive & (prep >= 0) & ~np.isin(desired, P.NO_PREP)
-    state.prep_ap[rows[busy], a[busy]] += 1
-    ap = state.prep_ap[rows, a]
-    m = np.arange(len(rows))
+    C = ctx.C
+    f = rows * C + a
+    alive = flat(state.status)[f] == STANDING
+    prep = flat(state.prep_action)[f]
+    busy = alive & (prep >= 0) & ~_NO_PREP[desired]
+    if not busy.any():
+        return
+    # Only busy rows add a point, finish an action or hold one: the rest is about them.
+    bi = np.flatnonzero(busy)
+    rows, a, f, prep = rows[bi], a[bi], f[bi], prep[bi]
+    ap = flat(state.prep_ap)[f] + 1
+    flat(state.prep_ap)[f] = ap
+    # What the prepared action needs, and whether it can be carried out now. Only a Loading
+    # weapon's attack needs to know the weapon first; otherwise only ready rows aim.
+    need = ctx.need[prep]
+    if ctx.any_loading:
+        aim = _aim(ctx, rows, a, f)
+        reload = setup.w_loading[aim[-1]] & ~flat(state.loaded)[f]
+        need = np.where(prep == P.ATTACK, 2 + reload * rules["loading_ap"], need)
+    ready = ap >= need
+    ri = np.flatnonzero(ready)
+    if ctx.any_loading:
+        tgt, tgt_ok, d, mw, in_reach, in_range, w = (x[ri] for x in aim)
+    else:
+        tgt, tgt_ok, d, mw, in_reach, in_range, w = _aim(ctx, rows[ri], a[ri], f[ri])
+    r_, a_, f_, p_ = rows[ri], a[ri], f[ri], prep[ri]
+    done_r = np.zeros(len(ri), dtype=bool)
 
-    # What the prepared action needs, and whether it can be carried out now.
-    tgt = np.where(rules["prepared_target"] == "declared", state.prep_target[rows, a], state.target[rows, a])
-    tgt_ok = (tgt >= 0) & (state.status[rows, np.maximum(tgt, 0)] == STANDING)
-    d = ctx.dist[rows, a, np.maximum(tgt, 0)]
-    mw = setup.current_melee(state, rows, a)
-    rw = setup.ranged_w[a]
-    shoots = (rw >= 0) & ~state.disarmed[rows, a]
-    in_reach = tgt_ok & (d <= setup.w_reach[mw])
-    in_range = tgt_ok & shoots & (d <= setup.w_range[np.maximum(rw, 0)]) & ~(in_reach & ~setup.w_unarmed[mw])
-    w = np.where(in_range, rw, mw)
-    reload = setup.w_loading[w] & ~state.loaded[rows, a]
-    need = np.select(
-        [prep == P.ATTACK, prep == P.CHARGE, prep == P.RUN, prep == P.GRAPPLE, prep == P.STAND, prep == P.RECOVER],
-        [2 + reload * rules["loading_ap"], 2, 1, 1, rules["stand_up_ap"], rules["disarmed_recover_ap"]], 2)
-    ready = busy & (ap >= need)
+    sel = (p_ == P.ATTACK) & (in_reach | in_range)
+    if sel.any():
+        i = np.flatnonzero(sel)
+        _weapon_attack(ctx, r_[i], a_[i], tgt[i], w[i], in_range[i])
+        done_r |= sel
+    sel = p_ == P.CHARGE
+    if sel.any():
+        i = np.flatnonzero(sel)
+        _charge(ctx, r_[i], a_[i], tgt[i], in_reach[i], mw[i])
+        done_r |= sel
+    if (p_ > P.CHARGE).any():  # anything but attacks and charges
+        done_r |= p_ == P.RUN
+        sel = p_ == P.GRAPPLE
+        if sel.any():
+            _engage(ctx, r_[sel], a_[sel], tgt[sel], tgt_ok[sel] & (d[sel] <= 1))
+            done_r |= sel
+        for code, ready_code in ((P.BLOCK, READY_BLOCK), (P.OPPORTUNITY, READY_OPPORTUNITY)):
+            sel = p_ == code
+            flat(state.ready)[f_[sel]] = ready_code
+            done_r |= sel
+        sel = p_ == P.STAND
+        flat(state.prone)[f_[sel]] = False
+        done_r |= sel
+        sel = p_ == P.RECOVER
+        flat(state.disarmed)[f_[sel]] = False
+        done_r |= sel
     done = np.zeros(len(rows), dtype=bool)
-
-    sel = ready & (prep == P.ATTACK) & (in_reach | in_range)
-    if sel.any():
-        _weapon_attack(ctx, rows[sel], a[sel], tgt[sel], w[sel], in_range[sel])
-        done |= sel
-    sel = ready & (prep == P.CHARGE)
-    if sel.any():
-        _charge(ctx, rows[sel], a[sel], tgt[sel], in_reach[sel], mw[sel])
-        done |= sel
-    done |= ready & (prep == P.RUN)
-    sel = ready & (prep == P.GRAPPLE)
-    if sel.any():
-        _engage(ctx, rows[sel], a[sel], tgt[sel], tgt_ok[sel] & (d[sel] <= 1))
-        done |= sel
-    for code, ready_code in ((P.BLOCK, READY_BLOCK), (P.OPPORTUNITY, READY_OPPORTUNITY)):
-        sel = ready & (prep == code)
-        state.ready[rows[sel], a[sel]] = ready_code
-        done |= sel
-    sel = ready & (prep == P.STAND)
-    state.prone[rows[sel], a[sel]] = False
-    done |= sel
-    sel = ready & (prep == P.RECOVER)
-    state.disarmed[rows[sel], a[sel]] = False
-    done |= sel
+    done[ri] = done_r
     t = ctx.trace
     if t is not None and (rows == t.pos).any():
         i = int(np.flatnonzero(rows == t.pos)[0])
-        if busy[i] and not (done[i] and prep[i] in (P.ATTACK, P.CHARGE, P.GRAPPLE)):
+        if not (done[i] and prep[i] in (P.ATTACK, P.CHARGE, P.GRAPPLE)):
             state_text = "done" if done[i] else f"{ap[i]}/{need[i]} AP"
             t.line(f"  {t.name(a[i])}: {P.ACTION_NAMES[prep[i]]} ({state_text}).")
-    state.prep_ap[rows[done], a[done]] = 0
-    state.prep_action[rows[done], a[done]] = -1
+    fd = f[done]
+    flat(state.prep_ap)[fd] = 0
+    flat(state.prep_action)[fd] = -1
     # A fully prepared action waits (capped) until it can be made.
     hold = ready & ~done
-    state.prep_ap[rows[hold], a[hold]] = need[hold]
+    flat(state.prep_ap)[f[hold]] = need[hold]
+
+
+def _aim(ctx, rows, a, f):
+    """The prepared action's target and the weapon it can be struck with now:
+    (target, target standing, distance, melee weapon, in reach, in range, weapon)."""
+    setup, state = ctx.setup, ctx.state
+    C = ctx.C
+    tgt = flat(state.prep_target if setup.rules["prepared_target"] == "declared" else state.target)[f]
+    tg = np.maximum(tgt, 0)
+    tgt_ok = (tgt >= 0) & (flat(state.status)[rows * C + tg] == STANDING)
+    d = flat(ctx.dist)[f * C + tg]
+    disarmed = flat(state.disarmed)[f]
+    mw = np.where(disarmed, setup.unarmed_w[a], setup.melee_w[a])
+    rw = setup.ranged_w[a]
+    shoots = (rw >= 0) & ~disarmed
+    in_reach = tgt_ok & (d <= setup.w_reach[mw])
+    in_range = tgt_ok & shoots & (d <= setup.w_range[np.maximum(rw, 0)]) & ~(in_reach & ~setup.w_unarmed[mw])
+    return tgt, tgt_ok, d, mw, in_reach, in_range, np.where(in_range, rw, mw)
 
 
 def _weapon_attack(ctx, rows, a, tgt, w, ranged) -> None:
@@ -268,32 +312,38 @@ def _engage(ctx, rows, a, tgt, adjacent) -> None:
 def grapple_check(ctx, rows, a) -> None:
     """The dominant grappler's turn: both roll; the winner is dominant, progressing if it was."""
     setup, state, rules = ctx.setup, ctx.state, ctx.setup.rules
-    b = state.partner[rows, a]
-    level = state.track[rows, a]
+    C = ctx.C
+    fa = rows * C + a
+    b = flat(state.partner)[fa]
+    fb = rows * C + b
+    level = flat(state.track)[fa]
     bonus = rules["grapple_offence_bonus"] == "both"
     mod_a = setup.athletics[a] + (setup.offence[a] if bonus else 0)
     mod_b = setup.athletics[b] + (setup.offence[b] if bonus else 0)
     # Pinned grants the dominant grappler advantage; not contesting gives disadvantage.
-    adv_a = G.net_advantage(level == T.PINNED, ~state.contesting[rows, a])
-    adv_b = G.net_advantage(np.zeros(len(rows), dtype=bool), ~state.contesting[rows, b])
+    contesting = flat(state.contesting)
+    adv_a = G.net_advantage(level == T.PINNED, ~contesting[fa])
+    adv_b = G.net_advantage(np.zeros(len(rows), dtype=bool), ~contesting[fb])
     g = ctx.grap[rows].astype(np.int32)
     ta = G.keep_roll(g[:, 0, :2], adv_a) + mod_a
     tb = G.keep_roll(g[:, 1, :2], adv_b) + mod_b
     retry = rules["grapple_ties"] == "reroll"
     a_wins, b_wins = G.contest(ta, tb, g[:, 0, 2] + mod_a if retry else None, g[:, 1, 2] + mod_b if retry else None)
     new_level, a_dom = G.transition(level, np.ones(len(rows), dtype=bool), a_wins, b_wins)
-    state.track[rows, a] = state.track[rows, b] = new_level
-    state.dominant[rows, a], state.dominant[rows, b] = a_dom, ~a_dom
-    state.gchecked[rows, a] = state.gchecked[rows, b] = True
-    state.grapple_checks_won[rows[a_wins], a[a_wins]] += 1
-    state.grapple_checks_won[rows[b_wins], b[b_wins]] += 1
-    under = np.where(a_dom, b, a)
+    flat(state.track)[fa] = new_level
+    flat(state.track)[fb] = new_level
+    flat(state.dominant)[fa], flat(state.dominant)[fb] = a_dom, ~a_dom
+    flat(state.gchecked)[fa] = True
+    flat(state.gchecked)[fb] = True
+    flat(state.grapple_checks_won)[fa[a_wins]] += 1
+    flat(state.grapple_checks_won)[fb[b_wins]] += 1
+    fu = np.where(a_dom, fb, fa)  # the one underneath
     pinned = new_level == T.PINNED
-    state.prone[rows[pinned], under[pinned]] = True  # "causing the non dominant grappler to become Prone"
+    flat(state.prone)[fu[pinned]] = True  # "causing the non dominant grappler to become Prone"
     if not rules["held_keeps_preparation"]:
         held = new_level >= T.HELD
-        state.prep_ap[rows[held], under[held]] = 0
-        state.prep_action[rows[held], under[held]] = -1
+        flat(state.prep_ap)[fu[held]] = 0
+        flat(state.prep_action)[fu[held]] = -1
     t = ctx.trace
     if t is not None and (rows == t.pos).any():
         i = int(np.flatnonzero(rows == t.pos)[0])

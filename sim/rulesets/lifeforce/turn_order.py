@@ -33,6 +33,16 @@ def turn_order(attribute: np.ndarray, hastened: np.ndarray, slowed: np.ndarray,
     """
     net = hastened.astype(np.int32) - slowed.astype(np.int32)
     attr = np.broadcast_to(attribute, net.shape).astype(np.int32)
+    if net.shape[1] == 2:
+        # Two creatures: one comparison per key, most significant first, instead of a
+        # sort; equal keys keep index order, as the stable lexsort does.
+        second_first = np.zeros(len(net), dtype=bool)
+        decided = np.zeros(len(net), dtype=bool)
+        for key in [net, attr] + [rolloffs[..., k] for k in range(rolloffs.shape[-1])]:
+            k0, k1 = key[:, 0], key[:, 1]
+            second_first |= ~decided & (k1 > k0)
+            decided |= k0 != k1
+        return np.stack([second_first, ~second_first], axis=1).astype(np.int16)
     # lexsort sorts ascending by the LAST key first: negate so higher acts earlier.
     keys = [-rolloffs[..., k] for k in range(rolloffs.shape[-1] - 1, -1, -1)] + [-attr, -net]
     return np.lexsort(keys, axis=-1).astype(np.int16)
