@@ -156,3 +156,16 @@ def test_damage_faces_from_uniforms_cover_each_face_equally():
     u4 = np.stack([(np.arange(4) + 0.5) / 4, np.full(4, 0.99)], axis=1)
     assert _faces(table, np.ones(4, dtype=int), u4).tolist() == [1, 2, 3, 4]
     assert _faces(table, np.full(2, 2), np.zeros((2, 2))).tolist() == [3, 3]
+
+
+def test_a_shield_with_a_negative_roll_blocks_nothing_and_adds_nothing():
+    """A shield of -2 (all rolls below 0) must deal the same damage as no shield at all: the
+    block roll is floored at 0 like weapon dice, it never turns into extra damage."""
+    import sim
+    path = "scenarios/lifeforce/duel.yaml"
+    plain = sim.run(path, n=3000, seed=7)
+    negative = sim.run(path, n=3000, seed=7, overrides={"sides.blue.combatants[0].shield": -2})
+    dealt = lambda r: r.combatants.loc[r.combatants["combatant"] == "Red swordsman", "damage_dealt"].to_numpy()
+    hits = lambda r: r.combatants.loc[r.combatants["combatant"] == "Red swordsman", "hits"].sum()
+    # The shield uses up Blue's Reaction, so the fights differ; damage per hit must not grow.
+    assert dealt(negative).sum() / hits(negative) <= dealt(plain).sum() / hits(plain) + 0.15

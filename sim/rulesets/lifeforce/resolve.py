@@ -158,7 +158,8 @@ def resolve_attack(ctx, rows, att, tgt, w, off_bonus=0, dmg_bonus=0, allow_stunt
             block_ready, block_reaction = can_react(setup, state, r, t_, "shield_block")
             blk = block_ready | block_reaction
             if blk.any():
-                shield[hi[blk]] = ctx.shield(ft[hi[blk]], t_[blk])
+                # Floored like weapon dice: a shield with a negative bonus blocks nothing, it never adds damage.
+                shield[hi[blk]] = np.maximum(ctx.shield(ft[hi[blk]], t_[blk]), 0)
                 ftb = ft[hi]
                 flat(state.ready)[ftb[blk & block_ready]] = READY_NONE
                 flat(state.reaction_left)[ftb[blk & ~block_ready]] = False
