@@ -11,6 +11,7 @@ import numpy as np
 
 from sim.policy import choose_targets
 from sim.rulesets.base import STANDING
+from sim.rulesets.lens import draws as D
 from sim.rulesets.lens import policies as P
 from sim.rulesets.lens import resolve, space
 from sim.rulesets.lens import tables as T
@@ -217,6 +218,16 @@ def _cell(p) -> str:
 
 
 def beat(setup, state, c: int, acting: np.ndarray, draws, t) -> None:
+    rows = np.flatnonzero(acting)
+    if len(rows) <= resolve.SUBSET_SHARE * len(acting):
+        sub, sub_t = resolve.subset(state, rows, t)
+        _beat(setup, sub, c, np.ones(len(rows), bool), D.take(draws, rows), sub_t)
+        resolve.put_back(setup, state, sub, rows)
+    else:
+        _beat(setup, state, c, acting, draws, t)
+
+
+def _beat(setup, state, c: int, acting: np.ndarray, draws, t) -> None:
     action, mode = P.decide(setup, state, c, acting)
     go = lambda a: acting & (action == a)
     if (go(P.ATTACK) | go(P.TAG_ATTACK)).any():

@@ -13,6 +13,75 @@ from sim.rulesets.lens import policies as P
 from sim.rulesets.lens import space
 from sim.rulesets.lens import tables as T
 
+# Work done for every row of a batch costs the same whether a row matters or not: a blow
+# (or a character's beat) that concerns at most this share of the rows is played on a
+# copy of those rows and written back, which is cheaper than dozens of full-size masks.
+SUBSET_SHARE = 0.5
+
+
+class RowTrace:
+    """The tracer seen from a subset of rows: the traced skirmish is row `pos` of it."""
+
+    def __init__(self, t, pos: int):
+        self._t, self.pos = t, pos
+
+    def line(self, text: str) -> None:
+        self._t.line(text)
+
+    def name(self, c: int) -> str:
+        return self._t.name(c)
+
+
+class RowView:
+    """Rows `rows` of a state (or of another view): each array is copied out on first use
+    and only those are written back by `put_back`, so a blow that never looks at, say,
+    the brackets or the item counts does not pay for copying them."""
+
+    def __init__(self, state, rows: np.ndarray):
+        self.__dict__["_parent"] = state
+        self.__dict__["_rows"] = rows
+        for name in state.per_batch:
+            self.__dict__[name] = getattr(state, name)
+        self.__dict__["per_batch"] = state.per_batch
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value = getattr(self._parent, name)
+        if isinstance(value, np.ndarray):
+            value = value.take(self._rows, axis=0)
+        self.__dict__[name] = value
+        return value
+
+
+def subset(state, rows: np.ndarray, t):
+    """The rows `rows` of `state`, and the tracer as seen from them (None if not traced)."""
+    sub = RowView(state, rows)
+    sub_t = None
+    if t is not None:
+        k = int(np.searchsorted(rows, t.pos))
+        if k < len(rows) and rows[k] == t.pos:
+            sub_t = RowTrace(t, k)
+    return sub, sub_t
+
+
+def put_back(setup, state, sub, rows: np.ndarray) -> None:
+    """Write the arrays a view used back into the rows they came from."""
+    for name, part in sub.__dict__.items():
+        if name.startswith("_") or name in sub.per_batch:
+            continue
+        full = getattr(state, name)
+        if full is None:
+            continue
+        if part is None and name == "dist":
+            # Somebody moved in these rows: their distances are redone, the others' kept.
+            part = space.distances(setup, sub)
+        if part is None:
+            setattr(state, name, None)
+        elif isinstance(part, np.ndarray):
+            full[rows] = part
+
+
 def _ability_cols(setup) -> np.ndarray:
     return np.array([setup.abilities.index(a) for a in T.DEFENCE_ABILITY])
 
@@ -87,7 +156,16 @@ def strike(setup, state, att, who, rows, damage, mask, missile, magical, mean, u
     mean = np.broadcast_to(np.asarray(mean, dtype=np.float32), (n,))
     rows = rows & (state.status[np.arange(n), who] == STANDING)
     dealt = np.zeros(n, dtype=np.int32)
-    if not rows.any():
+    r = np.flatnonzero(rows)
+    if len(r) == 0:
+        return dealt
+    if len(r) <= SUBSET_SHARE * n:
+        sub, sub_t = subset(state, r, t)
+        mask = np.broadcast_to(np.asarray(mask), (n,))
+        sub_aux = {k: None if v is None else v[r] for k, v in aux.items()}
+        dealt[r] = strike(setup, sub, att[r], who[r], np.ones(len(r), bool), damage[r], mask[r], missile[r],
+                          magical[r], mean[r], u[r], sub_aux, sub_t, defendable)
+        put_back(setup, state, sub, r)
         return dealt
     mon = rows & ~setup.is_char[who]
     if mon.any():
@@ -103,7 +181,6 @@ def strike(setup, state, att, who, rows, damage, mask, missile, magical, mean, u
     pc = rows & setup.is_char[who]
     if pc.any():
         dealt += defend(setup, state, att, who, pc, damage, mask, missile, magical, mean, u, aux, t, defendable)
-    r = np.flatnonzero(rows)
     state.dealt[r, att[r]] += dealt[r]
     return dealt
 
