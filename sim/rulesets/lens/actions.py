@@ -18,8 +18,10 @@ from sim.rulesets.lens import tables as T
 
 
 def _pay(state, rows: np.ndarray, c: int, cost) -> None:
-    state.mom[rows, c] -= np.asarray(cost, dtype=state.mom.dtype)[rows] if np.ndim(cost) else cost
-    state.spent[rows, c] += np.asarray(cost, dtype=state.spent.dtype)[rows] if np.ndim(cost) else cost
+    # Arithmetic on the whole column: cheaper than a boolean-mask gather and scatter.
+    amount = np.where(rows, cost, 0)
+    state.mom[:, c] -= amount.astype(state.mom.dtype, copy=False)
+    state.spent[:, c] += amount.astype(state.spent.dtype, copy=False)
 
 
 def pick_target(setup, state, c, mode, reach, noise) -> np.ndarray:
@@ -114,7 +116,10 @@ def attack(setup, state, c, go, tagged, mode, draws, t) -> None:
     state.hits[hit, c] += 1
     extra = (eff == 3) & ((k < cap) | setup.rules["triumph_tag_over_cap"])
     mask = setup.weapon_prefix[c, np.minimum(k + extra, 6)]
-    dmg = draws["weapon"][:, c]
+    # Dice totals only where a blow lands (the uniforms were drawn for every row).
+    dmg = np.zeros(len(go), np.int32)
+    r = np.flatnonzero(hit)
+    dmg[r] = draws["weapon"][r, c]
     resolve.strike(setup, state, np.full(len(go), c), tgt, hit, dmg, mask, setup.weapon_missile[c], False,
                    setup.weapon_mean[c], u[:, 5:20], draws["aux"], t)
 

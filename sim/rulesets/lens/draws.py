@@ -58,7 +58,20 @@ def beat_draws(setup, batch, n: int, C: int) -> dict:
                     "noise8": batch.uniform(8) if pvp else None}}
 
 
+class _Rows(dict):
+    """The draws of a subset of rows, each entry copied out when first read."""
+
+    def __init__(self, draws: dict, rows: np.ndarray):
+        super().__init__()
+        self._draws, self._rows = draws, rows
+
+    def __missing__(self, key):
+        v = self._draws[key]
+        v = take(v, self._rows) if isinstance(v, dict) else None if v is None else v[self._rows]
+        self[key] = v
+        return v
+
+
 def take(draws: dict, rows: np.ndarray) -> dict:
-    """The draws of a subset of rows."""
-    return {k: (take(v, rows) if isinstance(v, dict) else None if v is None else v[rows])
-            for k, v in draws.items()}
+    """The draws of a subset of rows (read lazily: a beat reads few of them)."""
+    return _Rows(draws, rows)

@@ -9,8 +9,7 @@ variants of a scenario stay on common random numbers.
 """
 from __future__ import annotations
 
-import copy
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -53,9 +52,6 @@ class State(BatchState):
     pos: np.ndarray | None = None
     early: np.ndarray | None = None  # (N, C) acts before the opponents this round
     dist: np.ndarray | None = None  # (N, C, C) cells, cached until somebody moves
-
-
-_ROW_FIELDS = tuple(f.name for f in fields(State) if f.name not in State.per_batch)
 
 
 def _beats(setup: Setup) -> int:
@@ -155,13 +151,9 @@ def _phase(setup: Setup, state: State, batch, in_phase: np.ndarray, n: int, C: i
         if len(rows) > COMPRESS_SHARE * n:
             _beat_all(setup, state, chars, in_phase, draws, t)
             continue
-        sub = copy.copy(state)
-        sub.take(rows)
-        sub_t = None
-        if t is not None and live[t.pos]:
-            sub_t = _RowTrace(t, int(np.searchsorted(rows, t.pos)))
+        sub, sub_t = resolve.subset(state, rows, t)
         _beat_all(setup, sub, chars, in_phase[rows], D.take(draws, rows), sub_t)
-        _put_back(setup, state, sub, rows)
+        resolve.put_back(setup, state, sub, rows)
 
 
 def _beat_all(setup, state, chars, in_phase, draws, t) -> None:
@@ -169,33 +161,6 @@ def _beat_all(setup, state, chars, in_phase, draws, t) -> None:
         acting = in_phase[:, c] & (state.status[:, c] == STANDING) & ~state.turn_over[:, c]
         if acting.any():
             actions.beat(setup, state, c, acting, draws, t)
-
-
-def _put_back(setup: Setup, state: State, sub: State, rows: np.ndarray) -> None:
-    for name in _ROW_FIELDS:
-        full, part = getattr(state, name), getattr(sub, name)
-        if full is None:
-            continue
-        if part is None and name == "dist":
-            # Somebody moved in these rows: their distances are redone, the others' kept.
-            part = space.distances(setup, sub)
-        if part is None:
-            setattr(state, name, None)
-        else:
-            full[rows] = part
-
-
-class _RowTrace:
-    """The tracer seen from a subset of rows: the traced skirmish is row `pos` of it."""
-
-    def __init__(self, t, pos: int):
-        self._t, self.pos = t, pos
-
-    def line(self, text: str) -> None:
-        self._t.line(text)
-
-    def name(self, c: int) -> str:
-        return self._t.name(c)
 
 
 def _monster_phase(setup: Setup, state: State, batch, lost: np.ndarray, surprised: bool, n: int, C: int, t):

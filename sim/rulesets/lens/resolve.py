@@ -9,6 +9,7 @@ import numpy as np
 
 from sim.rulesets.base import DEAD, STANDING, UNCONSCIOUS
 from sim.rulesets.lens import challenge as CH
+from sim.rulesets.lens import draws as D
 from sim.rulesets.lens import policies as P
 from sim.rulesets.lens import space
 from sim.rulesets.lens import tables as T
@@ -79,7 +80,20 @@ def put_back(setup, state, sub, rows: np.ndarray) -> None:
         if part is None:
             setattr(state, name, None)
         elif isinstance(part, np.ndarray):
-            full[rows] = part
+            set_rows(full, rows, part)
+
+
+def set_rows(full: np.ndarray, rows: np.ndarray, part: np.ndarray) -> None:
+    """full[rows] = part, with each row of a 2-D or 3-D array moved as one opaque item:
+    numpy's row-wise fancy assignment walks the short trailing axes element by element
+    and is some ten times slower."""
+    if full.ndim == 1 or not full.flags.c_contiguous:
+        full[rows] = part
+        return
+    item = np.dtype((np.void, full.itemsize * int(np.prod(full.shape[1:]))))
+    n = len(full)
+    part = np.ascontiguousarray(part, dtype=full.dtype)
+    full.reshape(n, -1).view(item)[:, 0][rows] = part.reshape(len(part), -1).view(item)[:, 0]
 
 
 def _ability_cols(setup) -> np.ndarray:
@@ -162,7 +176,7 @@ def strike(setup, state, att, who, rows, damage, mask, missile, magical, mean, u
     if len(r) <= SUBSET_SHARE * n:
         sub, sub_t = subset(state, r, t)
         mask = np.broadcast_to(np.asarray(mask), (n,))
-        sub_aux = {k: None if v is None else v[r] for k, v in aux.items()}
+        sub_aux = D.take(aux, r)
         dealt[r] = strike(setup, sub, att[r], who[r], np.ones(len(r), bool), damage[r], mask[r], missile[r],
                           magical[r], mean[r], u[r], sub_aux, sub_t, defendable)
         put_back(setup, state, sub, r)
@@ -261,7 +275,9 @@ def defend(setup, state, att, who, rows, damage, mask, missile, magical, mean, u
     if riposte.any():
         e = challenge(setup, who, np.full(n, setup.abilities.index("weapon_use")), setup.defense[att], u[:, 10:15])
         hit = riposte & (e >= 2) & (state.status[ar_idx, att] == STANDING)
-        rd = aux["weapon_damage"][ar_idx, who]
+        rd = np.zeros(n, np.int32)
+        rr = np.flatnonzero(hit)
+        rd[rr] = aux["weapon_damage"][rr, who[rr]]
         state.attacks[riposte, who[riposte]] += 1
         state.hits[hit, who[hit]] += 1
         if t is not None and riposte[t.pos]:
