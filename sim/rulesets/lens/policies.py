@@ -104,7 +104,13 @@ def defence_values(setup, state, who: np.ndarray, tn: np.ndarray, mean: np.ndarr
     """
     n = len(who)
     rows = np.arange(n)
-    p = setup.dprob[who, :, np.clip(tn, 0, setup.dprob.shape[2] - 1)]  # (N, 5, 4)
+    # One flat gather of (defender, TN) rows instead of a three-axis fancy index.
+    flat = setup.extra.get("dprob_flat")
+    if flat is None:
+        C, D, K, _ = setup.dprob.shape
+        flat = setup.extra["dprob_flat"] = np.ascontiguousarray(setup.dprob.transpose(0, 2, 1, 3)).reshape(C * K, D * 4)
+    K = setup.dprob.shape[2]
+    p = flat.take(who * K + np.clip(tn, 0, K - 1), axis=0).reshape(n, setup.dprob.shape[1], 4)  # (N, 5, 4)
     pb, ps, pg, pt = p[..., 0], p[..., 1], p[..., 2], p[..., 3]
     take = setup.pol["take_sacrifice"][who][:, None]
     R = setup.defence_rows

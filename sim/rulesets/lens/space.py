@@ -64,8 +64,24 @@ def open_square(setup, state, who: np.ndarray, need: np.ndarray | None = None) -
     r = np.arange(len(who)) if need is None else np.flatnonzero(need)
     out = np.zeros(len(who), dtype=bool)
     if len(r):
-        out[r] = _free(setup, state, who[r], r).any(axis=1)
+        # The other combatants fill at most C - 1 cells: with more neighbouring cells inside
+        # the grid than that, one is free for sure, and only the rest need the search.
+        xy = state.pos[r, who[r]].astype(np.int32)
+        g = setup.grid
+        nx = _span(xy[:, 0], g.width)
+        ny = _span(xy[:, 1], g.height)
+        centre = (xy[:, 0] >= 0) & (xy[:, 0] < g.width) & (xy[:, 1] >= 0) & (xy[:, 1] < g.height)
+        sure = nx * ny - centre > state.pos.shape[1] - 1
+        out[r[sure]] = True
+        rest = r[~sure]
+        if len(rest):
+            out[rest] = _free(setup, state, who[rest], rest).any(axis=1)
     return out
+
+
+def _span(v: np.ndarray, size: int) -> np.ndarray:
+    """How many of v-1, v, v+1 lie in [0, size)."""
+    return ((v >= 1) & (v <= size)).astype(np.int32) + ((v >= 0) & (v < size)) + ((v >= -1) & (v < size - 1))
 
 
 def _free(setup, state, who: np.ndarray, rows: np.ndarray) -> np.ndarray:
