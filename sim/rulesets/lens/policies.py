@@ -59,35 +59,66 @@ def observe(setup, state, c: int) -> dict:
     }
 
 
+def _any_of(cols, pick) -> np.ndarray | None:
+    """OR of pick(j) over a few columns j (None for no columns): a loop over the short
+    combatant axis beats numpy's reduction over it."""
+    out = None
+    for j in cols:
+        out = pick(j) if out is None else out | pick(j)
+    return out
+
+
 def decide(setup, state, c: int, acting: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Action and target mode of character c for this beat, (N,) each."""
     p = setup.pol
     n = state.status.shape[0]
     standing = state.status == STANDING
-    allies = standing & (setup.side == setup.side[c])[None, :] & setup.is_char[None, :]
-    alone = allies.sum(axis=1) <= 1
+    none = np.zeros(n, dtype=bool)
+    if p["act"][c]:
+        alone = True  # not read
+    else:
+        allied = np.flatnonzero((setup.side == setup.side[c]) & setup.is_char)
+        count = sum(standing[:, j].astype(np.int64) for j in allied)
+        alone = count <= 1
     # Held Momentum is for defending; after the monsters have acted it is only kept back
     # when enemy characters (who may still attack) are in the fight.
     threat_left = state.early[:, c] | (setup.enemy[c] & setup.is_char).any()
     spare = state.mom[:, c] - np.where(threat_left, p["hold"][c], 0)
     frac = state.body[:, c] / setup.body[c]
-    foes = standing & setup.enemy[c][None, :]
-    in_reach = (space.within(setup, state, c, setup.weapon_reach[c]) & foes).any(axis=1)
+    enemies = np.flatnonzero(setup.enemy[c])
+    any_foe = _any_of(enemies, lambda j: standing[:, j])
+    any_foe = none if any_foe is None else any_foe
+    d = space.distances(setup, state)
+
+    def reachable(reach) -> np.ndarray:
+        if d is None:
+            return any_foe
+        return _any_of(enemies, lambda j: (d[:, c, j] <= reach) & standing[:, j])
+
+    in_reach = reachable(setup.weapon_reach[c])
     disarmed = state.cond[:, c, T.DISARMED]
     heal = (state.items_left[:, c] > 0) & (frac < p["heal_below"][c])
     # "TINY items require 0 momentum": usable even with nothing to spare.
     wants = acting & ((spare >= 1) | (heal & (setup.item_cost[c] == 0))) & (p["act"][c] | alone)
     # A character whose only attack is a spell casts it whatever its family.
     casts = (p["cast"][c] | ~setup.has_weapon[c]) & setup.has_spell[c]
-    cast = casts & (space.within(setup, state, c, setup.spell_range[c]) & foes).any(axis=1)
-    weapon_ok = setup.has_weapon[c] & ~(state.cond[:, c] & setup.cond_no_weapon[None, :]).any(axis=1)
+    cast = reachable(setup.spell_range[c]) if casts else none
+    if setup.has_weapon[c]:
+        barred = _any_of(np.flatnonzero(setup.cond_no_weapon), lambda k: state.cond[:, c, k])
+        weapon_ok = ~barred if barred is not None else ~none
+    else:
+        weapon_ok = none
     hurt = frac < p["recover_below"][c]
-    action = np.full(n, HOLD, dtype=np.int8)
     attack = TAG_ATTACK if p["tags"][c] > 0 else ATTACK
-    choice = np.select(
-        [heal, hurt, disarmed & setup.has_weapon[c] & ~cast, cast, weapon_ok & in_reach, foes.any(axis=1)],
-        [USE, HOLD, USE, CAST, attack, MOVE], default=HOLD)
-    action = np.where(wants, choice, action).astype(np.int8)
+    # np.select's first-true-wins, written as nested wheres from the last choice back.
+    choice = np.where(any_foe, MOVE, HOLD)
+    choice = np.where(weapon_ok & in_reach, attack, choice)
+    choice = np.where(cast, CAST, choice)
+    if setup.has_weapon[c]:
+        choice = np.where(disarmed & ~cast, USE, choice)
+    choice = np.where(hurt, HOLD, choice)
+    choice = np.where(heal, USE, choice)
+    action = np.where(wants, choice, HOLD).astype(np.int8)
     target = np.full(n, setup.policies[c].target, dtype=np.int8)
     if c in setup.scripted:
         action, target = setup.policies[c].decide(observe(setup, state, c), action)

@@ -5,6 +5,8 @@ defender and attacker column of each row, `rows` the rows where a blow happens.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from sim.rulesets.base import DEAD, STANDING, UNCONSCIOUS
@@ -90,7 +92,7 @@ def set_rows(full: np.ndarray, rows: np.ndarray, part: np.ndarray) -> None:
     if full.ndim == 1 or not full.flags.c_contiguous:
         full[rows] = part
         return
-    item = np.dtype((np.void, full.itemsize * int(np.prod(full.shape[1:]))))
+    item = np.dtype((np.void, full.itemsize * math.prod(full.shape[1:])))
     n = len(full)
     part = np.ascontiguousarray(part, dtype=full.dtype)
     full.reshape(n, -1).view(item)[:, 0][rows] = part.reshape(len(part), -1).view(item)[:, 0]
@@ -147,7 +149,10 @@ def harm(setup, state, who: np.ndarray, amount: np.ndarray, rows: np.ndarray, t=
 def inflict(setup, state, who: np.ndarray, conds: np.ndarray, rows: np.ndarray, t=None, why="") -> None:
     """Conditions (N, 4) onto who[n] where rows[n]."""
     conds = conds & rows[:, None]
-    r = np.flatnonzero(conds.any(axis=1))
+    if conds.shape[1] == 4:  # the four conditions of a row read as one 32-bit word
+        r = np.flatnonzero(conds.view(np.uint32)[:, 0])
+    else:
+        r = np.flatnonzero(conds.any(axis=1))
     if len(r) == 0:
         return
     state.cond[r, who[r]] |= conds[r]
