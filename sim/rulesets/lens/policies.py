@@ -135,13 +135,44 @@ def defence_values(setup, state, who: np.ndarray, tn: np.ndarray, mean: np.ndarr
     """
     n = len(who)
     rows = np.arange(n)
-    # One flat gather of (defender, TN) rows instead of a three-axis fancy index.
+    K = setup.dprob.shape[2]
+    key = who * K + np.clip(tn, 0, K - 1)
+    if n and (mean == mean[0]).all():
+        # The saving depends on (defender, TN, mean damage) only, and a blow's mean is one
+        # number: look the rows up in a table made once per mean.
+        saved = _saved_table(setup, mean[0]).take(key, axis=0)
+    else:
+        saved = _saved(setup, _dprob_flat(setup).take(key, axis=0).reshape(n, -1, 4), who, mean)
+    allowed = _allowed(setup, state, who, mask, missile, magical, rows, live)
+    defend = setup.pol["defend"][who]
+    active_ok = (defend == ALWAYS) | ((defend == BIG_HITS) & (mean >= setup.pol["big_hit"][who]))
+    allowed[:, T.ACTIVE] &= active_ok[:, None]
+    return np.where(allowed & (saved > 0), saved, -np.inf)
+
+
+def _dprob_flat(setup) -> np.ndarray:
+    """dprob as (defender * TN, defence * outcome), for one flat gather per blow."""
     flat = setup.extra.get("dprob_flat")
     if flat is None:
         C, D, K, _ = setup.dprob.shape
         flat = setup.extra["dprob_flat"] = np.ascontiguousarray(setup.dprob.transpose(0, 2, 1, 3)).reshape(C * K, D * 4)
-    K = setup.dprob.shape[2]
-    p = flat.take(who * K + np.clip(tn, 0, K - 1), axis=0).reshape(n, setup.dprob.shape[1], 4)  # (N, 5, 4)
+    return flat
+
+
+def _saved_table(setup, mean0) -> np.ndarray:
+    """_saved for every (defender, TN) pair at mean damage mean0, rows keyed defender * TN + TN."""
+    tables = setup.extra.setdefault("saved_tables", {})
+    tab = tables.get(float(mean0))
+    if tab is None:
+        C, D, K, _ = setup.dprob.shape
+        who = np.repeat(np.arange(C), K)
+        mean = np.full(C * K, mean0, dtype=np.float32)
+        tab = tables[float(mean0)] = _saved(setup, _dprob_flat(setup).reshape(C * K, D, 4), who, mean)
+    return tab
+
+
+def _saved(setup, p: np.ndarray, who: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """(N, 5) expected damage saved by each defence minus its Momentum; p: (N, 5, 4) outcome probabilities."""
     pb, ps, pg, pt = p[..., 0], p[..., 1], p[..., 2], p[..., 3]
     take = setup.pol["take_sacrifice"][who][:, None]
     R = setup.defence_rows
@@ -154,12 +185,7 @@ def defence_values(setup, state, who: np.ndarray, tn: np.ndarray, mean: np.ndarr
     alt_cut = take[:, 0] * ps[:, M] * (R["ar"][M, 4] < 0)
     saved[:, M] = (pg[:, M] + pt[:, M] + alt_cut) * cut - pb[:, M] * ar
     mv = setup.pol["momentum_value"][who][:, None]
-    saved = saved - T.ACTIVE[None, :] * mv * (1 + pb)
-    allowed = _allowed(setup, state, who, mask, missile, magical, rows, live)
-    defend = setup.pol["defend"][who]
-    active_ok = (defend == ALWAYS) | ((defend == BIG_HITS) & (mean >= setup.pol["big_hit"][who]))
-    allowed[:, T.ACTIVE] &= active_ok[:, None]
-    return np.where(allowed & (saved > 0), saved, -np.inf)
+    return saved - T.ACTIVE[None, :] * mv * (1 + pb)
 
 
 def _allowed(setup, state, who, mask, missile, magical, rows, live=None) -> np.ndarray:
