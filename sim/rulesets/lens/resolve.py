@@ -99,7 +99,23 @@ def set_rows(full: np.ndarray, rows: np.ndarray, part: np.ndarray) -> None:
 
 
 def _ability_cols(setup) -> np.ndarray:
-    return np.array([setup.abilities.index(a) for a in T.DEFENCE_ABILITY])
+    cols = setup.extra.get("defence_cols")
+    if cols is None:
+        cols = setup.extra["defence_cols"] = np.array([setup.abilities.index(a) for a in T.DEFENCE_ABILITY])
+    return cols
+
+
+def _row_table(setup) -> tuple[list, np.ndarray]:
+    """The defence rows as one (defence * row + 1, column) table, the last row being "no
+    defence" (nothing happens, no condition): one gather per blow instead of one per column."""
+    got = setup.extra.get("defence_row_table")
+    if got is None:
+        names = list(setup.defence_rows)
+        cols = [setup.defence_rows[k].reshape(-1) for k in names]
+        none = [0 if k not in ("def_cond", "att_cond") else -1 for k in names]
+        table = np.concatenate([np.stack(cols, axis=1), np.array([none], dtype=cols[0].dtype)])
+        got = setup.extra["defence_row_table"] = (names, table)
+    return got
 
 
 def challenge(setup, who: np.ndarray, ability: np.ndarray, tn, u: np.ndarray, assist=0, interfere=0) -> np.ndarray:
@@ -226,8 +242,10 @@ def defend(setup, state, att, who, rows, damage, mask, missile, magical, mean, u
     eff = np.where(has, challenge(setup, who, cols[dd], tn, u[:, 0:5]), 0)
     take = setup.pol["take_sacrifice"][who]
     row = np.where((eff == 1) & take, T.SACRIFICE_ALT, eff)
-    R = {k: v[dd, row] for k, v in setup.defence_rows.items()}
-    R = {k: np.where(has, v, 0 if k not in ("def_cond", "att_cond") else -1) for k, v in R.items()}
+    names, table = _row_table(setup)
+    width = (len(table) - 1) // len(T.DEFENCES)  # rows per defence
+    Rm = table.take(np.where(has, dd * width + row, len(table) - 1), axis=0)
+    R = {k: Rm[:, i] for i, k in enumerate(names)}
     active = has & T.ACTIVE[dd]
     pay = np.flatnonzero(active)
     state.mom[pay, who[pay]] -= 1
