@@ -89,7 +89,7 @@ def _connects(setup, state, c, eff, go, t, what):
 
 def attack(setup, state, c, go, tagged, mode, draws, t) -> None:
     u, noise = draws["u"][:, c], draws["noise"][:, c]
-    weapon_ok = setup.has_weapon[c] & ~(state.cond[:, c] & setup.cond_no_weapon[None, :]).any(axis=1)
+    weapon_ok = setup.has_weapon[c] & ~P.has_cond(state.cond[:, c], setup.cond_no_weapon)
     tgt = pick_target(setup, state, c, mode, setup.weapon_reach[c], noise)
     go = go & weapon_ok & (tgt >= 0) & (state.mom[:, c] >= 1)
     if not go.any():

@@ -144,7 +144,9 @@ def _phase(setup: Setup, state: State, batch, in_phase: np.ndarray, n: int, C: i
         # Nobody's turn_over is cleared inside a phase and nobody stands up, so the rows
         # where a character can act at the start of the beat hold every later actor too.
         can = (in_phase & (state.status == STANDING) & ~state.turn_over)[:, chars]
-        live = can.any(axis=1)
+        live = np.zeros(len(can), dtype=bool)
+        for j in range(can.shape[1]):  # a loop over the few characters beats .any(axis=1)
+            live |= can[:, j]
         rows = np.flatnonzero(live)
         if len(rows) == 0:
             continue
@@ -278,15 +280,23 @@ def is_over(setup: Setup, state: State) -> np.ndarray:
     standing = state.status == STANDING
     left = np.zeros(standing.shape[0], np.int16)
     for s in range(setup.n_sides):
-        left += standing[:, setup.side == s].any(axis=1)
+        left += _side_standing(setup, standing, s)
     return left <= 1
+
+
+def _side_standing(setup: Setup, standing: np.ndarray, s: int) -> np.ndarray:
+    """(N,) whether anybody of side s stands (a loop over its few columns)."""
+    out = np.zeros(standing.shape[0], dtype=bool)
+    for j in np.flatnonzero(setup.side == s):
+        out |= standing[:, j]
+    return out
 
 
 def outcome(setup: Setup, state: State) -> Outcome:
     standing = state.status == STANDING
     winner = np.full(standing.shape[0], DRAW, np.int16)
     for s in range(setup.n_sides):
-        winner[standing[:, setup.side == s].any(axis=1)] = s
+        winner[_side_standing(setup, standing, s)] = s
     return Outcome(winner=winner, rounds=state.rounds.copy(), per_combatant={
         "attacks": state.attacks, "hits": state.hits, "damage_dealt": state.dealt, "damage_taken": state.taken,
         "final_state": state.status, "down_round": state.down_round, "momentum_spent": state.spent,

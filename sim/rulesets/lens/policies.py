@@ -59,6 +59,13 @@ def observe(setup, state, c: int) -> dict:
     }
 
 
+def has_cond(cond: np.ndarray, which: np.ndarray) -> np.ndarray:
+    """(N,) whether a row of (N, 4) conditions holds any of `which` (4,), as a loop over
+    the few conditions that matter (often none or one)."""
+    out = _any_of(np.flatnonzero(which), lambda k: cond[:, k])
+    return np.zeros(len(cond), dtype=bool) if out is None else out
+
+
 def _any_of(cols, pick) -> np.ndarray | None:
     """OR of pick(j) over a few columns j (None for no columns): a loop over the short
     combatant axis beats numpy's reduction over it."""
@@ -196,18 +203,25 @@ def _allowed(setup, state, who, mask, missile, magical, rows, live=None) -> np.n
     ok[:, T.ABJURE] = magical
     ok[:, T.MITIGATE] = setup.armor[who] > 0
     ok[:, T.BLOCK] = setup.shield[who] & ~state.locked[rows, who] & mom
-    dodge = mom & ~(cond & setup.cond_no_dodge[None, :]).any(axis=1) & setup.is_char[who] & \
+    dodge = mom & ~has_cond(cond, setup.cond_no_dodge) & setup.is_char[who] & \
         ((mask & setup.tags.defeat_mask[T.DODGE]) == 0)
     if live is not None:
         dodge &= live
     ok[:, T.DODGE] = space.open_square(setup, state, who, dodge)
     ok[:, T.PARRY] = (mom & setup.has_weapon[who] & ~missile
-                      & ~(cond & (setup.cond_no_parry | setup.cond_no_weapon)[None, :]).any(axis=1))
+                      & ~has_cond(cond, setup.cond_no_parry | setup.cond_no_weapon))
     return ok & ~defeated & setup.is_char[who][:, None] & setup.pol["defences"][who]
 
 
 def choose_defence(setup, state, who, tn, mean, mask, missile, magical, live=None) -> np.ndarray:
     """(N,) the defence with the largest expected saving, -1 for none (`live`: rows with a blow)."""
     v = defence_values(setup, state, who, tn, mean, mask, missile, magical, live)
-    best = v.argmax(axis=1)
-    return np.where(np.isfinite(v.max(axis=1)), best, -1)
+    # argmax (first of equals) and max over the five defences as a loop over columns:
+    # numpy reduces a short last axis slowly.
+    best = v[:, 0].copy()
+    pick = np.zeros(len(v), dtype=np.intp)
+    for j in range(1, v.shape[1]):
+        col = v[:, j]
+        pick[col > best] = j
+        np.maximum(best, col, out=best)
+    return np.where(np.isfinite(best), pick, -1)
