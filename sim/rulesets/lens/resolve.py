@@ -43,6 +43,7 @@ class RowView:
     def __init__(self, state, rows: np.ndarray):
         self.__dict__["_parent"] = state
         self.__dict__["_rows"] = rows
+        self.__dict__["_fetched"] = {}
         for name in state.per_batch:
             self.__dict__[name] = getattr(state, name)
         self.__dict__["per_batch"] = state.per_batch
@@ -53,6 +54,7 @@ class RowView:
         value = getattr(self._parent, name)
         if isinstance(value, np.ndarray):
             value = value.take(self._rows, axis=0)
+            self._fetched[name] = value
         self.__dict__[name] = value
         return value
 
@@ -68,10 +70,19 @@ def subset(state, rows: np.ndarray, t):
     return sub, sub_t
 
 
+# Arrays only the round's start writes (brackets, timing, focus): a view that still holds
+# the very array it copied out has nothing to write back. (Not the distances: a nested
+# view writes the rows where somebody moved into its parent's copy in place.)
+READ_IN_BEATS = frozenset(("bracket", "early", "focus", "rounds"))
+
+
 def put_back(setup, state, sub, rows: np.ndarray) -> None:
     """Write the arrays a view used back into the rows they came from."""
+    fetched = sub._fetched
     for name, part in sub.__dict__.items():
         if name.startswith("_") or name in sub.per_batch:
+            continue
+        if name in READ_IN_BEATS and part is not None and part is fetched.get(name):
             continue
         full = getattr(state, name)
         if full is None:
