@@ -131,8 +131,15 @@ def _row_table(setup) -> tuple[list, np.ndarray]:
 
 def challenge(setup, who: np.ndarray, ability: np.ndarray, tn, u: np.ndarray, assist=0, interfere=0) -> np.ndarray:
     """Efforts of character who[n] rolling ability[n] against tn[n]."""
-    return CH.roll(u, setup.talent[who, ability], setup.training[who, ability], tn, setup.rules["challenge"],
-                   setup.tool[who, ability], setup.qmod[who, ability], assist, interfere)
+    # One flat index for the (combatant, ability) tables, and the tool die and quality
+    # modifier only under the variants that read them.
+    variant = setup.rules["challenge"]
+    A = setup.talent.shape[1]
+    idx = np.asarray(who) * A + ability
+    pick = lambda table: table.reshape(-1).take(idx)
+    return CH.roll(u, pick(setup.talent), pick(setup.training), tn, variant,
+                   pick(setup.tool) if variant == "tool_die" else 0,
+                   pick(setup.qmod) if variant == "quality_modifier" else 0, assist, interfere)
 
 
 def _has_alt(setup, d: int) -> bool:
