@@ -273,12 +273,13 @@ def defend(setup, state, att, who, rows, damage, mask, missile, magical, mean, u
     ar = setup.armor[who]
     dmg = damage.astype(np.int32).copy()
     tags = mask.copy()
-    prefer_tag = setup.pol["mitigate_tag"][who] & (setup.tags.drop_one(tags) != tags)
+    dropped = setup.tags.drop_one(tags)
+    prefer_tag = setup.pol["mitigate_tag"][who] & (dropped != tags)
     drop = (R["tag"] == 1) | ((R["tag"] == 2) & prefer_tag)
     reduce = (R["ar"] == -1) & ~((R["tag"] == 2) & prefer_tag)
     dmg = np.where(reduce, np.maximum(dmg - ar, 0), dmg)
     dmg = np.where(R["ar"] == 1, dmg + ar, dmg)
-    tags = np.where(drop, setup.tags.drop_one(tags), tags)
+    tags = np.where(drop, dropped, tags)
     dmg = np.where(R["negate"] == 2, dmg // 2, dmg)
     negated = R["negate"] == 1
     stacked = np.zeros(n, dtype=bool)
