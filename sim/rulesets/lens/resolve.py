@@ -5,8 +5,6 @@ defender and attacker column of each row, `rows` the rows where a blow happens.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from sim.rulesets.base import DEAD, STANDING, UNCONSCIOUS
@@ -96,17 +94,7 @@ def put_back(setup, state, sub, rows: np.ndarray) -> None:
             set_rows(full, rows, part)
 
 
-def set_rows(full: np.ndarray, rows: np.ndarray, part: np.ndarray) -> None:
-    """full[rows] = part, with each row of a 2-D or 3-D array moved as one opaque item:
-    numpy's row-wise fancy assignment walks the short trailing axes element by element
-    and is some ten times slower."""
-    if full.ndim == 1 or not full.flags.c_contiguous:
-        full[rows] = part
-        return
-    item = np.dtype((np.void, full.itemsize * math.prod(full.shape[1:])))
-    n = len(full)
-    part = np.ascontiguousarray(part, dtype=full.dtype)
-    full.reshape(n, -1).view(item)[:, 0][rows] = part.reshape(len(part), -1).view(item)[:, 0]
+set_rows = space.set_rows
 
 
 def _ability_cols(setup) -> np.ndarray:
