@@ -11,14 +11,17 @@ import numpy as np
 
 from sim.policy import choose_targets
 from sim.rulesets.base import STANDING
+from sim.rulesets.lens import draws as D
 from sim.rulesets.lens import policies as P
 from sim.rulesets.lens import resolve, space
 from sim.rulesets.lens import tables as T
 
 
 def _pay(state, rows: np.ndarray, c: int, cost) -> None:
-    state.mom[rows, c] -= np.asarray(cost, dtype=state.mom.dtype)[rows] if np.ndim(cost) else cost
-    state.spent[rows, c] += np.asarray(cost, dtype=state.spent.dtype)[rows] if np.ndim(cost) else cost
+    # Arithmetic on the whole column: cheaper than a boolean-mask gather and scatter.
+    amount = np.where(rows, cost, 0)
+    state.mom[:, c] -= amount.astype(state.mom.dtype, copy=False)
+    state.spent[:, c] += amount.astype(state.spent.dtype, copy=False)
 
 
 def pick_target(setup, state, c, mode, reach, noise) -> np.ndarray:
@@ -86,7 +89,7 @@ def _connects(setup, state, c, eff, go, t, what):
 
 def attack(setup, state, c, go, tagged, mode, draws, t) -> None:
     u, noise = draws["u"][:, c], draws["noise"][:, c]
-    weapon_ok = setup.has_weapon[c] & ~(state.cond[:, c] & setup.cond_no_weapon[None, :]).any(axis=1)
+    weapon_ok = setup.has_weapon[c] & ~P.has_cond(state.cond[:, c], setup.cond_no_weapon)
     tgt = pick_target(setup, state, c, mode, setup.weapon_reach[c], noise)
     go = go & weapon_ok & (tgt >= 0) & (state.mom[:, c] >= 1)
     if not go.any():
@@ -113,7 +116,10 @@ def attack(setup, state, c, go, tagged, mode, draws, t) -> None:
     state.hits[hit, c] += 1
     extra = (eff == 3) & ((k < cap) | setup.rules["triumph_tag_over_cap"])
     mask = setup.weapon_prefix[c, np.minimum(k + extra, 6)]
-    dmg = draws["weapon"][:, c]
+    # Dice totals only where a blow lands (the uniforms were drawn for every row).
+    dmg = np.zeros(len(go), np.int32)
+    r = np.flatnonzero(hit)
+    dmg[r] = draws["weapon"][r, c]
     resolve.strike(setup, state, np.full(len(go), c), tgt, hit, dmg, mask, setup.weapon_missile[c], False,
                    setup.weapon_mean[c], u[:, 5:20], draws["aux"], t)
 
@@ -217,6 +223,16 @@ def _cell(p) -> str:
 
 
 def beat(setup, state, c: int, acting: np.ndarray, draws, t) -> None:
+    rows = np.flatnonzero(acting)
+    if len(rows) <= resolve.SUBSET_SHARE * len(acting):
+        sub, sub_t = resolve.subset(state, rows, t)
+        _beat(setup, sub, c, np.ones(len(rows), bool), D.take(draws, rows), sub_t)
+        resolve.put_back(setup, state, sub, rows)
+    else:
+        _beat(setup, state, c, acting, draws, t)
+
+
+def _beat(setup, state, c: int, acting: np.ndarray, draws, t) -> None:
     action, mode = P.decide(setup, state, c, acting)
     go = lambda a: acting & (action == a)
     if (go(P.ATTACK) | go(P.TAG_ATTACK)).any():

@@ -35,6 +35,8 @@ class LazyDice:
             return LazyDice(self.table, None if self.u is None else self.u[idx], len(ids))
         r, c = idx
         tb = self.table
+        if isinstance(c, (int, np.integer)) and not isinstance(r, (int, np.integer)):
+            return self._column(r, int(c))
         shape = (self.n, len(tb.dice))
         total = np.broadcast_to(tb.bonus, shape)[r, c].astype(np.int32)
         if self.u is None:
@@ -45,6 +47,22 @@ class LazyDice:
             counts = np.broadcast_to(tb.counts, shape)[r, c]
             faces *= (np.arange(tb.max_count) < counts[..., None])
         return total + faces.sum(axis=-1, dtype=np.int32)
+
+    def _column(self, r, c: int) -> np.ndarray:
+        """d[r, c] for one expression c: its constants as scalars-filled arrays (same dtypes,
+        so the same arithmetic) instead of broadcasting the whole table."""
+        tb = self.table
+        k = len(np.arange(self.n)[r]) if not isinstance(r, np.ndarray) or r.dtype == bool else len(r)
+        total = np.full(k, tb.bonus[c], dtype=np.asarray(tb.bonus).dtype).astype(np.int32)
+        if self.u is None:
+            return total
+        sides = np.full((k, 1), tb.sides[c], dtype=np.asarray(tb.sides).dtype)
+        faces = (self.u[r, c] * sides).astype(np.int16) + 1
+        if tb.max_count > 1 or (tb.counts == 0).any():
+            faces *= (np.arange(tb.max_count) < np.asarray(tb.counts)[c])
+        for j in range(tb.max_count):
+            total += faces[:, j]
+        return total
 
 
 def beat_draws(setup, batch, n: int, C: int) -> dict:
@@ -58,7 +76,20 @@ def beat_draws(setup, batch, n: int, C: int) -> dict:
                     "noise8": batch.uniform(8) if pvp else None}}
 
 
+class _Rows(dict):
+    """The draws of a subset of rows, each entry copied out when first read."""
+
+    def __init__(self, draws: dict, rows: np.ndarray):
+        super().__init__()
+        self._draws, self._rows = draws, rows
+
+    def __missing__(self, key):
+        v = self._draws[key]
+        v = take(v, self._rows) if isinstance(v, dict) else None if v is None else v[self._rows]
+        self[key] = v
+        return v
+
+
 def take(draws: dict, rows: np.ndarray) -> dict:
-    """The draws of a subset of rows."""
-    return {k: (take(v, rows) if isinstance(v, dict) else None if v is None else v[rows])
-            for k, v in draws.items()}
+    """The draws of a subset of rows (read lazily: a beat reads few of them)."""
+    return _Rows(draws, rows)

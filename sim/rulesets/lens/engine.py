@@ -9,8 +9,7 @@ variants of a scenario stay on common random numbers.
 """
 from __future__ import annotations
 
-import copy
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -53,9 +52,6 @@ class State(BatchState):
     pos: np.ndarray | None = None
     early: np.ndarray | None = None  # (N, C) acts before the opponents this round
     dist: np.ndarray | None = None  # (N, C, C) cells, cached until somebody moves
-
-
-_ROW_FIELDS = tuple(f.name for f in fields(State) if f.name not in State.per_batch)
 
 
 def _beats(setup: Setup) -> int:
@@ -148,20 +144,18 @@ def _phase(setup: Setup, state: State, batch, in_phase: np.ndarray, n: int, C: i
         # Nobody's turn_over is cleared inside a phase and nobody stands up, so the rows
         # where a character can act at the start of the beat hold every later actor too.
         can = (in_phase & (state.status == STANDING) & ~state.turn_over)[:, chars]
-        live = can.any(axis=1)
+        live = np.zeros(len(can), dtype=bool)
+        for j in range(can.shape[1]):  # a loop over the few characters beats .any(axis=1)
+            live |= can[:, j]
         rows = np.flatnonzero(live)
         if len(rows) == 0:
             continue
         if len(rows) > COMPRESS_SHARE * n:
             _beat_all(setup, state, chars, in_phase, draws, t)
             continue
-        sub = copy.copy(state)
-        sub.take(rows)
-        sub_t = None
-        if t is not None and live[t.pos]:
-            sub_t = _RowTrace(t, int(np.searchsorted(rows, t.pos)))
+        sub, sub_t = resolve.subset(state, rows, t)
         _beat_all(setup, sub, chars, in_phase[rows], D.take(draws, rows), sub_t)
-        _put_back(setup, state, sub, rows)
+        resolve.put_back(setup, state, sub, rows)
 
 
 def _beat_all(setup, state, chars, in_phase, draws, t) -> None:
@@ -169,33 +163,6 @@ def _beat_all(setup, state, chars, in_phase, draws, t) -> None:
         acting = in_phase[:, c] & (state.status[:, c] == STANDING) & ~state.turn_over[:, c]
         if acting.any():
             actions.beat(setup, state, c, acting, draws, t)
-
-
-def _put_back(setup: Setup, state: State, sub: State, rows: np.ndarray) -> None:
-    for name in _ROW_FIELDS:
-        full, part = getattr(state, name), getattr(sub, name)
-        if full is None:
-            continue
-        if part is None and name == "dist":
-            # Somebody moved in these rows: their distances are redone, the others' kept.
-            part = space.distances(setup, sub)
-        if part is None:
-            setattr(state, name, None)
-        else:
-            full[rows] = part
-
-
-class _RowTrace:
-    """The tracer seen from a subset of rows: the traced skirmish is row `pos` of it."""
-
-    def __init__(self, t, pos: int):
-        self._t, self.pos = t, pos
-
-    def line(self, text: str) -> None:
-        self._t.line(text)
-
-    def name(self, c: int) -> str:
-        return self._t.name(c)
 
 
 def _monster_phase(setup: Setup, state: State, batch, lost: np.ndarray, surprised: bool, n: int, C: int, t):
@@ -313,15 +280,23 @@ def is_over(setup: Setup, state: State) -> np.ndarray:
     standing = state.status == STANDING
     left = np.zeros(standing.shape[0], np.int16)
     for s in range(setup.n_sides):
-        left += standing[:, setup.side == s].any(axis=1)
+        left += _side_standing(setup, standing, s)
     return left <= 1
+
+
+def _side_standing(setup: Setup, standing: np.ndarray, s: int) -> np.ndarray:
+    """(N,) whether anybody of side s stands (a loop over its few columns)."""
+    out = np.zeros(standing.shape[0], dtype=bool)
+    for j in np.flatnonzero(setup.side == s):
+        out |= standing[:, j]
+    return out
 
 
 def outcome(setup: Setup, state: State) -> Outcome:
     standing = state.status == STANDING
     winner = np.full(standing.shape[0], DRAW, np.int16)
     for s in range(setup.n_sides):
-        winner[standing[:, setup.side == s].any(axis=1)] = s
+        winner[_side_standing(setup, standing, s)] = s
     return Outcome(winner=winner, rounds=state.rounds.copy(), per_combatant={
         "attacks": state.attacks, "hits": state.hits, "damage_dealt": state.dealt, "damage_taken": state.taken,
         "final_state": state.status, "down_round": state.down_round, "momentum_spent": state.spent,

@@ -6,6 +6,8 @@ module to use, everyone can reach everyone and Dodge always finds an open square
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 try:  # the shared battlefield lands on main separately
@@ -64,8 +66,24 @@ def open_square(setup, state, who: np.ndarray, need: np.ndarray | None = None) -
     r = np.arange(len(who)) if need is None else np.flatnonzero(need)
     out = np.zeros(len(who), dtype=bool)
     if len(r):
-        out[r] = _free(setup, state, who[r], r).any(axis=1)
+        # The other combatants fill at most C - 1 cells: with more neighbouring cells inside
+        # the grid than that, one is free for sure, and only the rest need the search.
+        xy = state.pos[r, who[r]].astype(np.int32)
+        g = setup.grid
+        nx = _span(xy[:, 0], g.width)
+        ny = _span(xy[:, 1], g.height)
+        centre = (xy[:, 0] >= 0) & (xy[:, 0] < g.width) & (xy[:, 1] >= 0) & (xy[:, 1] < g.height)
+        sure = nx * ny - centre > state.pos.shape[1] - 1
+        out[r[sure]] = True
+        rest = r[~sure]
+        if len(rest):
+            out[rest] = _free(setup, state, who[rest], rest).any(axis=1)
     return out
+
+
+def _span(v: np.ndarray, size: int) -> np.ndarray:
+    """How many of v-1, v, v+1 lie in [0, size)."""
+    return ((v >= 1) & (v <= size)).astype(np.int32) + ((v >= 0) & (v < size)) + ((v >= -1) & (v < size - 1))
 
 
 def _free(setup, state, who: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -95,7 +113,7 @@ def dodge_step(setup, state, who: np.ndarray, rows: np.ndarray, noise: np.ndarra
     ok = free.any(axis=1)
     r, pick = r[ok], pick[ok]
     state.pos[r, who[r]] += BF.NEIGHBOURS[pick].astype(np.int16)
-    state.dist = None
+    _moved(setup, state, r)
 
 
 def approach(setup, state, movers: np.ndarray, target: np.ndarray, allowance: np.ndarray,
@@ -110,5 +128,27 @@ def approach(setup, state, movers: np.ndarray, target: np.ndarray, allowance: np
     state.pos[r] = pos.astype(np.int16)
     moved = np.zeros(movers.shape, dtype=np.int32)
     moved[r] = moved_r
-    state.dist = None
+    _moved(setup, state, r)
     return moved
+
+
+def _moved(setup, state, r: np.ndarray) -> None:
+    """Distances after rows r moved: only those rows are redone (distances are row by row)."""
+    d = state.dist
+    if d is None or len(d) != len(state.pos):
+        state.dist = None
+    elif len(r):
+        set_rows(d, r, BF.distances(state.pos[r], setup.grid.metric))
+
+
+def set_rows(full: np.ndarray, rows: np.ndarray, part: np.ndarray) -> None:
+    """full[rows] = part, with each row of a 2-D or 3-D array moved as one opaque item:
+    numpy's row-wise fancy assignment walks the short trailing axes element by element
+    and is some ten times slower."""
+    if full.ndim == 1 or not full.flags.c_contiguous:
+        full[rows] = part
+        return
+    item = np.dtype((np.void, full.itemsize * math.prod(full.shape[1:])))
+    n = len(full)
+    part = np.ascontiguousarray(part, dtype=full.dtype)
+    full.reshape(n, -1).view(item)[:, 0][rows] = part.reshape(len(part), -1).view(item)[:, 0]

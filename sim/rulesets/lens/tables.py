@@ -142,6 +142,8 @@ class TagTable:
         for i, (name, row) in enumerate(tags.items()):
             if row["inflicts"]:
                 self.inflicts[i, CONDITIONS.index(row["inflicts"])] = 1
+        self.condition_masks = [sum(self.bit[n] for i, n in enumerate(self.names) if self.inflicts[i, k])
+                                for k in range(len(CONDITIONS))]
         self.inflicting_mask = sum(self.bit[n] for n, r in tags.items() if r["inflicts"])
         self.armor_piercing_mask = sum(self.bit[n] for n, r in tags.items() if r["ignores_armor"])
         self.removable = [n for n in self.names if n not in UNREMOVABLE_TAGS and tags[n]["inflicts"]]
@@ -154,8 +156,12 @@ class TagTable:
         mask = np.asarray(mask)
         if not self.inflicts.any() or not (mask & self.inflicting_mask).any():
             return np.zeros(mask.shape + (len(CONDITIONS),), dtype=bool)
-        bits = (mask[..., None] >> np.arange(len(self.names))) & 1
-        return (bits.astype(np.int16) @ self.inflicts) > 0
+        # Condition k is inflicted when any tag that inflicts it is in the mask: one AND
+        # per condition instead of unpacking every tag bit and a matrix product.
+        out = np.empty(mask.shape + (len(CONDITIONS),), dtype=bool)
+        for k, m in enumerate(self.condition_masks):
+            out[..., k] = (mask & m) != 0
+        return out
 
     def drop_one(self, mask: np.ndarray) -> np.ndarray:
         """Mitigation removes the first removable tag (one that inflicts a condition)."""
