@@ -411,9 +411,8 @@ class Fight:
         elif in_reach and not self.cond[c] & g.no_weapon:
             self.attack(c, f, p, in_reach, spare - 1)
         elif foes and self.pos is not None:
-            # Move toward an enemy drawn afresh each Move, whatever the targeting mode (as the
-            # engine does: its Move passes no focus), stopping within reach.
-            moved = self.walk(c, foes[int(rnd() * len(foes))], f.speed, max(f.reach, 1))
+            # Move toward the side's focus (focus targeting) or an enemy drawn afresh, stopping within reach.
+            moved = self.walk(c, self.pick(c, foes), f.speed, max(f.reach, 1))
             self.mom[c] -= 1
             self.turn_over[c] |= moved == 0
         else:

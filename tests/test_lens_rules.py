@@ -182,3 +182,46 @@ def test_initiative_brackets_follow_the_exact_challenge_probabilities():
     p = np.array(outcome_probs(8, 8, 4))
     assert np.all(np.abs(freq - p) <= 4 * np.sqrt(p * (1 - p) / 100_000))
     assert (state.bracket[:, 1] == -1).all()  # monsters have no bracket
+
+
+def test_each_riposte_rolls_its_own_damage():
+    """Two blows riposted in one round deal two weapon-damage rolls, not one roll twice."""
+    import re
+
+    from sim.trace import trace
+    duelist = {"name": "Duelist", "body": 200, "talent": 12, "abilities": {"weapon_use": {"training": "master"}},
+               "weapons": [{"name": "long sword", "size": "medium", "workmanship": "legendary"}]}
+    beast = {"name": "Beast", "kind": "monster", "body": 4000, "defense": 2, "attack_rating": 2,
+             "attacks": [{"name": "claw", "damage": "1d4"}, {"name": "bite", "damage": "1d4"}]}
+    scen = scenario(duelist, beast, policy={"family": "hold_for_defence"})
+    pairs = []
+    for k in range(6):
+        for rnd in trace(scen, seed=1, skirmish=k, n=10, max_rounds=4).split("--- Round")[1:]:
+            dealt = [int(x) for x in re.findall(r"ripostes: \w+\.\n\s+Beast takes (\d+)", rnd)]
+            if len(dealt) == 2:
+                pairs.append(tuple(dealt))
+    assert len(pairs) >= 10
+    assert sum(a != b for a, b in pairs) >= len(pairs) // 3, pairs
+
+
+def test_a_focusing_side_walks_toward_its_focus():
+    """Move picks the side's focus like an attack does: both characters end beside the same
+    monster instead of each walking to a random one (the two monsters stand far apart)."""
+    import re
+
+    from sim.trace import trace
+    def char(name, y):
+        return {"name": name, "body": 20, "abilities": {"weapon_use": {"training": "novice"}},
+                "weapons": [{"name": "sword", "size": "small"}], "position": [2, y]}
+    def brute(name, y):
+        return {"name": name, "kind": "monster", "body": 30, "speed": 0,
+                "attacks": [{"name": "club", "damage": "1d4"}], "position": [12, y]}
+    scen = load_scenario({"name": "t", "ruleset": "lens", "battlefield": {"width": 20, "height": 15},
+                          "sides": {"party": {"policy": {"family": "hold_for_defence", "target": "focus"},
+                                              "combatants": [char("Anna", 7), char("Bert", 8)]},
+                                    "brutes": {"combatants": [brute("North", 0), brute("South", 14)]}}})
+    for k in range(8):
+        log = trace(scen, seed=1, skirmish=k, n=10, max_rounds=4)
+        first = {name: re.search(rf"{name} attacks (\w+)", log) for name in ("Anna", "Bert")}
+        assert first["Anna"] and first["Bert"], (k, log)
+        assert first["Anna"].group(1) == first["Bert"].group(1), (k, first)

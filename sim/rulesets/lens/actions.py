@@ -198,7 +198,9 @@ def move(setup, state, c, go, mode, draws, t) -> None:
         return
     standing = state.status == STANDING
     cand = standing & setup.enemy[c][None, :]
-    tgt = choose_targets(mode[:, None], cand[:, None, :], state.body.astype(np.float32), None,
+    # A focusing side walks toward its focus too, or it would zig-zag between random enemies.
+    focus = state.focus[:, setup.side[c]][:, None] if setup.uses_focus else None
+    tgt = choose_targets(mode[:, None], cand[:, None, :], state.body.astype(np.float32), focus,
                          draws["noise"][:, c][:, None, :], space.distances(setup, state)[:, c][:, None, :])[:, 0]
     go &= tgt >= 0
     n, C = state.status.shape

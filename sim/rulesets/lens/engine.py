@@ -169,15 +169,16 @@ def _monster_phase(setup: Setup, state: State, batch, lost: np.ndarray, surprise
     S = len(setup.slot_owner)
     um = batch.uniform(max(S, 1), 15)
     noise = batch.uniform(max(S, 1), C)
-    noise8 = batch.uniform(8)
+    noise8 = batch.uniform(max(S, 1), 8)
     rows = batch.chunk_size if batch.crn else n
     dmg = setup.slot_dice.roll(batch.rng, rows) if S else np.zeros((rows, 0), np.int16)
     if batch.crn and n != batch.chunk_size:
         dmg = dmg[batch.ids]
-    wdmg = D.LazyDice.roll(setup.weapon_dice, batch, n)  # read only by ripostes
+    # One set per blow (read only by ripostes and Dodge's step): a character who ripostes
+    # two blows in a round rolls the damage of each.
+    wdmg = [D.LazyDice.roll(setup.weapon_dice, batch, n) for _ in range(max(S, 1))]
     if surprised or S == 0:
         return
-    aux = {"weapon_damage": wdmg, "noise8": noise8}
     if state.pos is not None:
         _monsters_close_in(setup, state, t)
     for s in range(S):
@@ -202,7 +203,7 @@ def _monster_phase(setup: Setup, state: State, batch, lost: np.ndarray, surprise
                    f"({setup.slot_dice.dice[s]}, {setup.tags.describe(int(setup.slot_mask[s]))}; rolls {dmg[t.pos, s]}).")
         d = resolve.strike(setup, state, np.full(n, m), tgt, go, dmg[:, s].astype(np.int32),
                            np.full(n, setup.slot_mask[s]), setup.slot_missile[s], setup.slot_magical[s],
-                           setup.slot_mean[s], um[:, s], aux, t)
+                           setup.slot_mean[s], um[:, s], {"weapon_damage": wdmg[s], "noise8": noise8[:, s]}, t)
         state.hits[go & (d > 0), m] += 1
 
 
