@@ -67,6 +67,18 @@ def time_engine(path: Path, n: int, jobs: int, seed: int, repeat: int):
     return best, cpu, result
 
 
+def time_summary_only(path: Path, n: int, jobs: int, seed: int, repeat: int) -> float:
+    """Best wall-clock time of a summary-only run (`skirmish run --summary-only`): workers
+    fold their chunks into counts and histograms, no outcome tables are built."""
+    from sim.rundir import run_summary
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        run_summary(path, n=n, seed=seed, jobs=jobs)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
 def engine_counts(result) -> dict:
     """The engine's outcome tables in the shape plain loops return."""
     sk, cb = result.skirmishes, result.combatants
@@ -134,6 +146,8 @@ def measure(bench: Bench, args, floor_ns: dict) -> Measured:
     time_engine(path, CHUNK_SIZE + 1, 2, args.seed, 1)
     t2, _, _ = time_engine(path, args.n, 2, args.seed, args.repeat)
     print(f"[{bench.ruleset}] engine, 2 workers: {args.n / t2:,.0f} /s ({t2:.2f} s)", flush=True)
+    ts = time_summary_only(path, args.n, 2, args.seed, args.repeat)
+    print(f"[{bench.ruleset}] engine, 2 workers, summary only: {args.n / ts:,.0f} /s ({ts:.2f} s)", flush=True)
     t0, c0 = time.perf_counter(), time.process_time()
     plain = plain_module.play(path, args.plain_n, seed=args.seed)
     tp, cp = time.perf_counter() - t0, time.process_time() - c0
@@ -148,7 +162,7 @@ def measure(bench: Bench, args, floor_ns: dict) -> Measured:
     memory = memory_per_skirmish(path, min(args.n, args.memory_n), res1)
     print(f"[{bench.ruleset}] draws/skirmish {draws} (the rules need {needed:.1f}), floor {1 / floor_s:,.0f} /s, "
           f"memory {memory}", flush=True)
-    return Measured(bench=bench, n=args.n, plain_n=args.plain_n, wall_1=t1, cpu_1=c1, wall_2=t2,
+    return Measured(bench=bench, n=args.n, plain_n=args.plain_n, wall_1=t1, cpu_1=c1, wall_2=t2, wall_summary_2=ts,
                     wall_plain=tp, cpu_plain=cp, mean_rounds=engine["mean_rounds"], agreement=rows,
                     draws=draws, floor_seconds=floor_s, needed=needed, memory=memory)
 
