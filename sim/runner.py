@@ -116,9 +116,34 @@ def run(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
         from joblib import Parallel, delayed
         # A generator (in task order) lets the progress bar move as chunks come back.
         finished = Parallel(n_jobs=jobs, backend="loky", return_as="generator")(
-            delayed(play_chunk)(*t) for t in tasks)
+            delayed(_play_chunk_narrowed)(*t) for t in tasks)
     joined = gather(zip(sizes, finished), sum(sizes), progress)
     return build_result(scen, [joined], seed, max_rounds, first_skirmish=first_chunk * CHUNK_SIZE)
+
+
+def _play_chunk_narrowed(*task) -> Outcome:
+    """play_chunk for a worker process: integer columns travel back in the smallest type
+    that holds their values (gather widens them again). The parent unpickles and copies
+    every byte a worker sends, and with two workers that serial work was what kept the
+    speed-up of full-table runs well short of 2."""
+    return narrow(play_chunk(*task))
+
+
+def narrow(out: Outcome) -> Outcome:
+    """Integer per-combatant columns in int8/int16 where their values fit; `out.wide`
+    names the types gather restores."""
+    wide = {}
+    for key, values in out.per_combatant.items():
+        if values.dtype.kind != "i" or values.itemsize <= 2 or values.size == 0:
+            continue
+        low, high = values.min(), values.max()
+        for small in (np.int8, np.int16):
+            if np.iinfo(small).min <= low and high <= np.iinfo(small).max:
+                wide[key] = values.dtype
+                out.per_combatant[key] = values.astype(small)
+                break
+    out.wide = wide
+    return out
 
 
 def gather(sized_outcomes, total: int, progress=None) -> Outcome:
@@ -131,7 +156,7 @@ def gather(sized_outcomes, total: int, progress=None) -> Outcome:
     for size, o in sized_outcomes:
         if joined is None:
             joined = Outcome(winner=np.empty(total, o.winner.dtype), rounds=np.empty(total, o.rounds.dtype),
-                             per_combatant={k: np.empty((total, *v.shape[1:]), v.dtype)
+                             per_combatant={k: np.empty((total, *v.shape[1:]), getattr(o, "wide", {}).get(k, v.dtype))
                                             for k, v in o.per_combatant.items()})
         end = start + len(o.winner)
         joined.winner[start:end] = o.winner

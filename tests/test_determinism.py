@@ -69,3 +69,30 @@ def test_trace_damage_lines_add_up_to_the_table(one_worker):
     for name, recorded in zip(rows["combatant"].astype(str), rows["damage_taken"]):
         taken = sum(int(x) for x in re.findall(rf"^  {re.escape(name)} takes (\d+):", text, flags=re.M))
         assert taken == recorded, name
+
+
+def test_chunks_travel_narrowed_and_are_widened_back_exactly():
+    """Workers send integer columns in the smallest type that holds them; gather restores
+    the chunk's own types and values, so tables do not depend on the number of workers."""
+    import json
+
+    import numpy as np
+
+    from sim import runner
+    from sim.scenario import load_scenario
+    scen = load_scenario("scenarios/gods_and_monsters/yeti.yaml")
+    task = (json.dumps(scen.data), scen.source, 0, 3000, 11, 50)
+    plain, narrowed = runner.play_chunk(*task), runner._play_chunk_narrowed(*task)
+    assert narrowed.wide and all(narrowed.per_combatant[k].itemsize < np.dtype(d).itemsize
+                                 for k, d in narrowed.wide.items())
+    joined = runner.gather([(3000, narrowed), (3000, plain)], 6000)
+    for key, values in plain.per_combatant.items():
+        assert joined.per_combatant[key].dtype == values.dtype, key
+        np.testing.assert_array_equal(joined.per_combatant[key][:3000], values)
+        np.testing.assert_array_equal(joined.per_combatant[key][3000:], values)
+    # A column too wide for int16 stays as it is.
+    big = runner.play_chunk(*task)
+    big.per_combatant["damage_dealt"][0, 0] = 40_000
+    big = runner.narrow(big)
+    assert big.per_combatant["damage_dealt"].dtype == plain.per_combatant["damage_dealt"].dtype
+    assert "damage_dealt" not in big.wide and big.per_combatant["damage_dealt"][0, 0] == 40_000
