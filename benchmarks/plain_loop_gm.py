@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from benchmarks.tally import Tally
 from sim.rulesets.gods_and_monsters import schema as S
 from sim.rulesets.gods_and_monsters.engine import strength_bonus
 from sim.scenario import load_scenario
@@ -140,23 +141,10 @@ def play(path, n: int, seed: int = 0, max_rounds: int | None = None) -> dict:
     fs = fighters_from(scen)
     max_rounds = max_rounds or scen.run["max_rounds"]
     rng = random.Random(seed)
-    wins: dict[int, int] = {}
-    rounds_total = 0
-    states = [{STANDING: 0, UNCONSCIOUS: 0, DEAD: 0, FLED: 0} for _ in fs]
+    tally = Tally([f.name for f in fs], (STANDING, UNCONSCIOUS, DEAD, FLED))
     for _ in range(n):
-        w, r, status = skirmish(fs, len(scen.side_names), rng, max_rounds)
-        wins[w] = wins.get(w, 0) + 1
-        rounds_total += r
-        for i, s in enumerate(status):
-            states[i][s] += 1
-    labels = {**{i: s for i, s in enumerate(scen.side_names)}, -1: "draw", -2: "unfinished"}
-    return {
-        "n": n,
-        "wins": {labels[k]: v for k, v in wins.items()},
-        "mean_rounds": rounds_total / n,
-        "states": {f.name: st for f, st in zip(fs, states)},
-    }
-
+        tally.add(*skirmish(fs, len(scen.side_names), rng, max_rounds))
+    return tally.result(scen.side_names)
 
 if __name__ == "__main__":  # pragma: no cover
     import sys

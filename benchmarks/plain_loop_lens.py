@@ -18,6 +18,7 @@ import random
 from dataclasses import dataclass
 from fractions import Fraction
 
+from benchmarks.tally import Tally
 from sim.dice import Dice
 from sim.policy import TARGET_MODES
 from sim.rulesets.lens import schema as S
@@ -527,23 +528,10 @@ def play(path, n: int, seed: int = 0, max_rounds: int | None = None) -> dict:
     game = Game(scen)
     max_rounds = max_rounds or scen.run["max_rounds"]
     rng = random.Random(seed)
-    wins: dict[int, int] = {}
-    rounds_total = 0
-    states = [{STANDING: 0, UNCONSCIOUS: 0, DEAD: 0, FLED: 0} for _ in game.fighters]
+    tally = Tally([f.name for f in game.fighters], (STANDING, UNCONSCIOUS, DEAD, FLED))
     for _ in range(n):
-        w, r, status = skirmish(game, rng, max_rounds)
-        wins[w] = wins.get(w, 0) + 1
-        rounds_total += r
-        for i, s in enumerate(status):
-            states[i][s] += 1
-    labels = {**{i: s for i, s in enumerate(scen.side_names)}, -1: "draw", -2: "unfinished"}
-    return {
-        "n": n,
-        "wins": {labels[k]: v for k, v in wins.items()},
-        "mean_rounds": rounds_total / n,
-        "states": {f.name: st for f, st in zip(game.fighters, states)},
-    }
-
+        tally.add(*skirmish(game, rng, max_rounds))
+    return tally.result(scen.side_names)
 
 if __name__ == "__main__":  # pragma: no cover
     import sys

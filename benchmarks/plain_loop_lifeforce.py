@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import random
 
+from benchmarks.tally import Tally
 from sim.rulesets.lifeforce import tables as T
 from sim.scenario import load_scenario
 
@@ -246,28 +247,17 @@ def play(path, n: int, seed: int = 0, max_rounds: int | None = None) -> dict:
     fs, dist0 = fighters_from(scen)
     max_rounds = max_rounds or scen.run["max_rounds"]
     rng = random.Random(seed)
-    wins: dict[int, int] = {}
-    rounds_total = 0
-    states = [{STANDING: 0, UNCONSCIOUS: 0, DEAD: 0} for _ in fs]
+    tally = Tally([f.name for f in fs], (STANDING, UNCONSCIOUS, DEAD))
     totals = [[0] * 5 for _ in fs]
     for _ in range(n):
-        w, r, status, tally = skirmish(fs, dist0, scen.rules, rng, max_rounds)
-        wins[w] = wins.get(w, 0) + 1
-        rounds_total += r
-        for i, s in enumerate(status):
-            states[i][s] += 1
-            for k, v in enumerate(tally[i]):
+        w, r, status, per_fighter = skirmish(fs, dist0, scen.rules, rng, max_rounds)
+        tally.add(w, r, status)
+        for i, counts in enumerate(per_fighter):
+            for k, v in enumerate(counts):
                 totals[i][k] += v
-    labels = {**{i: s for i, s in enumerate(scen.side_names)}, -1: "draw", -2: "unfinished"}
     columns = ("attacks", "hits", "damage_dealt", "stunt_points", "shield_blocks")
-    return {
-        "n": n,
-        "wins": {labels[k]: v for k, v in wins.items()},
-        "mean_rounds": rounds_total / n,
-        "states": {f.name: st for f, st in zip(fs, states)},
-        "totals": {f.name: dict(zip(columns, t)) for f, t in zip(fs, totals)},
-    }
-
+    return {**tally.result(scen.side_names),
+            "totals": {f.name: dict(zip(columns, t)) for f, t in zip(fs, totals)}}
 
 if __name__ == "__main__":  # pragma: no cover
     import sys
