@@ -249,7 +249,7 @@ class Fight:
     """One skirmish's state and its round, played with plain Python."""
 
     def __init__(self, game: Game, rng: random.Random):
-        g = self.g = game
+        self.g = game
         self.rnd = rnd = rng.random
         fs = self.fs = game.fighters
         n = len(fs)

@@ -1,8 +1,6 @@
 """The scripted-policy language: safe, vectorised conditions and first-match rules."""
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 import pytest
 

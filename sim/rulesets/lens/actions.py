@@ -35,8 +35,6 @@ def pick_target(setup, state, c, mode, reach, noise) -> np.ndarray:
 
 def helpers(setup, state, c: int, ability: int, go: np.ndarray, t=None) -> tuple[np.ndarray, np.ndarray]:
     """Talent-die sides of the ally who Assists and the enemy who Interferes (0 = none), paid for."""
-    n = len(go)
-    rows = np.arange(n)
     standing = state.status == STANDING
     keep = setup.pol["support_keep"][None, :]
     ready = standing & setup.is_char[None, :] & (state.mom - keep >= 1)

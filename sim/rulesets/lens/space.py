@@ -48,7 +48,6 @@ def within(setup, state, c: int, reach: np.ndarray | int) -> np.ndarray:
 
 def nearest_enemy(setup, state, c: int) -> np.ndarray:
     """(N,) cells to the nearest standing enemy (1 when everyone is engaged, large if none)."""
-    n = state.status.shape[0]
     foes = (state.status == STANDING) & setup.enemy[c][None, :]
     if state.pos is None:
         return np.where(foes.any(axis=1), 1, 999)
