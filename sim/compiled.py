@@ -1,0 +1,67 @@
+"""Where the compiled rules are cached, and telling the user when they are compiled.
+
+Numba's own cache checks only the source file of the function it compiled: a kernel
+that inlines helpers from other modules (keyed randomness, targeting, the policy
+machine, a ruleset's rule tables) kept its old machine code after one of those was
+edited. So the cache lives in a folder named after the package version and a hash of
+every source file of `sim/`: any edit, or an upgrade, lands in a fresh folder and the
+rules are compiled anew. The folder is chosen before any kernel is defined
+(`sim/__init__.py` calls `configure_cache` first thing).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import time
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+_ENV = "SKIRMISH_CACHE_DIR"
+
+
+def source_fingerprint(package: Path = _PACKAGE) -> str:
+    h = hashlib.blake2b(digest_size=8)
+    for path in sorted(package.rglob("*.py")):
+        h.update(str(path.relative_to(package)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def cache_root() -> Path:
+    explicit = os.environ.get(_ENV)
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "skirmish-sim"
+
+
+def configure_cache(version: str) -> Path:
+    """Point Numba's cache at this version's and these sources' own folder."""
+    folder = cache_root() / f"{version}-{source_fingerprint()}"
+    os.environ["NUMBA_CACHE_DIR"] = str(folder)
+    numba = sys.modules.get("numba")
+    if numba is not None:  # imported before us (a notebook): its config was read already
+        numba.config.CACHE_DIR = str(folder)
+    return folder
+
+
+def _marker(name: str) -> Path:
+    return Path(os.environ["NUMBA_CACHE_DIR"]) / f"{name}.compiled"
+
+
+def warm(name: str, title: str, estimate_s: float, compile_now, quiet: bool = False) -> None:
+    """Compile (or load) a ruleset's kernel in this process, saying so once on stderr
+    the first time it is really compiled on this machine for these sources."""
+    marker = _marker(name)
+    fresh = not marker.exists()
+    if fresh and not quiet:
+        print(f"compiling the {title} rules, once: about {estimate_s:.0f} s", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    compile_now()
+    if fresh:
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.write_text(f"{time.perf_counter() - started:.1f}\n")
+        except OSError:
+            pass  # an unwritable cache only costs the notice next time
