@@ -40,10 +40,12 @@ _CMPOPS = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.G
            ast.Eq: operator.eq, ast.NotEq: operator.ne}
 
 
-def compile_condition(text: str, names: dict[str, str], path: str) -> Callable[[dict], np.ndarray]:
+def compile_condition(text: str, names: dict[str, str], path: str,
+                      aliases: dict[str, str] | None = None) -> Callable[[dict], np.ndarray]:
     """Compile a condition into a function of an observation dict.
 
-    `names` maps each allowed observation to its description, for error messages.
+    `names` maps each allowed observation to its description, for error messages;
+    `aliases` maps an old name to the observation it now reads (see sim/vocabulary.py).
     Only arithmetic, comparisons, and/or/not, numbers, true/false and those names are
     allowed, so a scenario file can never run arbitrary code.
     """
@@ -74,7 +76,7 @@ def compile_condition(text: str, names: dict[str, str], path: str) -> Callable[[
             return lambda obs: np.logical_not(inner(obs))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             inner = build(node.operand)
-            return lambda obs: -np.asarray(inner(obs))
+            return lambda obs: -np.asarray(inner(obs), dtype=float)  # -(a < b) is -1 or 0, not an error
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
             left, right, op = build(node.left), build(node.right), _BINOPS[type(node.op)]
             return lambda obs: op(np.asarray(left(obs), dtype=float), right(obs))
@@ -96,6 +98,8 @@ def compile_condition(text: str, names: dict[str, str], path: str) -> Callable[[
             lowered = {"true": True, "false": False}
             if node.id.lower() in lowered:
                 return lambda obs, v=lowered[node.id.lower()]: v
+            if node.id in aliases:
+                return lambda obs, key=aliases[node.id]: obs[key]
             if node.id not in names:
                 raise ScenarioError(
                     f"'{text}' uses '{node.id}', which this ruleset does not expose.{closest(node.id, names)} "
@@ -104,6 +108,7 @@ def compile_condition(text: str, names: dict[str, str], path: str) -> Callable[[
         raise ScenarioError(f"'{text}': '{ast.unparse(node)}' is not allowed in a condition; use "
                             "numbers, observation names, arithmetic, comparisons and and/or/not.", path=path)
 
+    aliases = aliases or {}
     fn = build(tree)
     return lambda obs: np.broadcast_to(np.asarray(fn(obs), dtype=bool), (_batch_len(obs),))
 
@@ -185,14 +190,19 @@ def policy_schema(family_fields: dict[str, Field]) -> dict[str, Field]:
     return {**shared, **family_fields}
 
 
-def compile_policy(spec: dict, actions: tuple[str, ...], observations: dict[str, str], path: str) -> Policy:
+def compile_policy(spec: dict, actions: tuple[str, ...], observations: dict[str, str], path: str,
+                   observation_aliases: dict[str, str] | None = None,
+                   action_aliases: dict[str, str] | None = None) -> Policy:
+    """A policy from its validated spec; old names in `*_aliases` read as their new ones."""
     rules = []
+    action_aliases = action_aliases or {}
     for i, r in enumerate(spec.get("rules", [])):
         rpath = f"{path}.rules[{i}]"
+        r = {**r, "do": action_aliases.get(r["do"], r["do"])}
         if r["do"] not in actions:
             raise ScenarioError(f"unknown action '{r['do']}'.{closest(r['do'], actions)} "
                                 f"Allowed: {', '.join(actions)}.", path=f"{rpath}.do")
-        cond = compile_condition(r["if"], observations, f"{rpath}.if")
+        cond = compile_condition(r["if"], observations, f"{rpath}.if", observation_aliases)
         tgt = TARGET_MODES.index(r["target"]) if r.get("target") else -1
         rules.append(Rule(cond, actions.index(r["do"]), tgt, str(r["if"])))
     params = {k: v for k, v in spec.items() if k not in ("target", "rules")}

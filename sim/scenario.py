@@ -194,7 +194,9 @@ def build_scenario(data: dict, source: str = "<scenario>") -> Scenario:
                       **_as_mapping(stats["policy"] or {}, f"{cpath}.policy")}
             ppath = f"{cpath}.policy" if stats["policy"] else f"{spath}.policy"
             pspec = validate_record(merged, pol_fields, ppath)
-            policy = compile_policy(pspec, ruleset.actions, ruleset.observations, ppath)
+            policy = compile_policy(pspec, ruleset.actions, ruleset.observations, ppath,
+                                    getattr(ruleset, "observation_aliases", None),
+                                    getattr(ruleset, "action_aliases", None))
             for k in range(stats["count"]):
                 name = stats["name"] if stats["count"] == 1 else f"{stats['name']} {k + 1}"
                 combatants.append(Combatant(name, s, stats, policy, pspec))

@@ -1,0 +1,61 @@
+"""An edited rule takes effect: the compile cache follows every source file, not only the caller's.
+
+Numba's own cache index checks only the file of the function it compiled, so a kernel
+that inlines a rule from another module kept running the old rule after that module
+was edited. The probe here is the smallest such pair: a kernel in one file, the rule it
+inlines in another, in a copy of the package with a cache folder of its own.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import sim
+
+RULE = '''
+from numba import njit
+
+
+@njit(cache=True, inline="always")
+def to_hit():
+    return {value}
+'''
+
+KERNEL = '''
+from numba import njit
+
+from sim._probe_rule import to_hit
+
+
+@njit(cache=True)
+def hits():
+    return to_hit() * 2
+'''
+
+
+def _run(tree: Path, cache: Path) -> str:
+    env = {**os.environ, "PYTHONPATH": str(tree), "SKIRMISH_CACHE_DIR": str(cache)}
+    env.pop("NUMBA_CACHE_DIR", None)
+    code = "import sim; from sim._probe_kernel import hits; print(hits())"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
+                         cwd=tree)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def test_an_edited_rule_in_another_file_takes_effect(tmp_path):
+    tree = tmp_path / "src"
+    shutil.copytree(Path(sim.__file__).parent, tree / "sim", ignore=shutil.ignore_patterns("__pycache__"))
+    (tree / "sim" / "_probe_kernel.py").write_text(KERNEL)
+    rule = tree / "sim" / "_probe_rule.py"
+    rule.write_text(RULE.format(value=11))
+    cache = tmp_path / "cache"
+    assert _run(tree, cache) == "22"
+    assert _run(tree, cache) == "22"  # from the cache
+    rule.write_text(RULE.format(value=12))
+    assert _run(tree, cache) == "24"
+    # Each state of the sources compiled into a folder of its own.
+    assert len([p for p in cache.iterdir() if p.is_dir()]) == 2

@@ -1,0 +1,101 @@
+"""The keyed generator: known answers, fair dice, no bias, no correlation between neighbouring keys."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from sim import keyed
+
+
+def test_philox_known_answers():
+    # Random123's kat_vectors for philox4x32_10.
+    m = 0xFFFFFFFF
+    cases = [((0, 0, 0, 0, 0, 0), (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)),
+             ((m, m, m, m, m, m), (0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD)),
+             ((0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344, 0xA4093822, 0x299F31D0),
+              (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1))]
+    for args, want in cases:
+        assert tuple(int(w) for w in keyed.philox_words(*args)) == want
+
+
+def _chi_square_z(counts: np.ndarray) -> float:
+    # Standardised chi-square statistic against equal cells: about N(0, 1) for a fair die.
+    expected = counts.sum() / len(counts)
+    stat = ((counts - expected) ** 2 / expected).sum()
+    df = len(counts) - 1
+    return (stat - df) / math.sqrt(2 * df)
+
+
+@pytest.mark.parametrize("sides", [2, 3, 4, 6, 8, 10, 12, 20, 100])
+def test_every_face_equally_often(sides):
+    rolls = keyed.dice_grid(sides, 2026, 20_000, 3, 7, 1, 10)
+    assert rolls.min() == 1 and rolls.max() == sides
+    counts = np.bincount(rolls.ravel(), minlength=sides + 1)[1:]
+    assert abs(_chi_square_z(counts)) < 5
+
+
+def test_no_modulo_bias_on_a_huge_die():
+    # A die of 3 * 2**30 sides: taking a 32-bit word modulo the sides would give the first
+    # third of the faces twice the chance of the rest (a half of all rolls, not a third).
+    sides = 3 * 2**30
+    rolls = keyed.dice_grid(sides, 7, 30_000, 1, 1, 0, 1).ravel()
+    share = (rolls <= 2**30).mean()
+    se = math.sqrt(1 / 3 * 2 / 3 / len(rolls))
+    assert abs(share - 1 / 3) < 4 * se
+
+
+def test_uniforms_are_in_the_unit_interval_with_the_right_moments():
+    u = keyed.uniforms(1, 2, 3, 4, 5, 200_000)
+    assert u.min() >= 0 and u.max() < 1
+    assert abs(u.mean() - 0.5) < 4 * math.sqrt(1 / 12 / len(u))
+    assert abs(u.var() - 1 / 12) < 0.002
+
+
+def _grid(vary: str, n: int = 20_000) -> tuple[np.ndarray, np.ndarray]:
+    """Uniforms at n keys and at the keys one step further along one component."""
+    base = dict(seed=11, skirmish=1000, rnd=5, site=9, actor=3, k=2)
+    a, b = np.empty(n), np.empty(n)
+    for i in range(n):
+        key = dict(base)
+        key["skirmish"] = base["skirmish"] + i * 7919 if vary != "skirmish" else base["skirmish"] + 2 * i
+        a[i] = _u(key)
+        key[vary] += 1
+        b[i] = _u(key)
+    return a, b
+
+
+def _u(key: dict) -> float:
+    return keyed.uniform.py_func(np.uint64(key["seed"]), key["skirmish"], key["rnd"], key["site"], key["actor"],
+                                 key["k"])
+
+
+@pytest.mark.parametrize("vary", ["seed", "skirmish", "rnd", "site", "actor", "k"])
+def test_neighbouring_keys_are_uncorrelated(vary):
+    a, b = _grid(vary, 5_000)
+    r = np.corrcoef(a, b)[0, 1]
+    assert abs(r) < 4 / math.sqrt(len(a))
+    assert not np.any(a == b)
+
+
+def test_a_number_is_a_pure_function_of_its_key():
+    first = [keyed.die.py_func(20, np.uint64(5), 17, 2, 4, 1, k) for k in range(50)]
+    # Any other numbers drawn in between change nothing.
+    keyed.uniforms(5, 17, 2, 4, 1, 1000)
+    again = [keyed.die.py_func(20, np.uint64(5), 17, 2, 4, 1, k) for k in reversed(range(50))]
+    assert first == again[::-1]
+
+
+def test_dice_sum_their_dice_and_bonus():
+    total = keyed.dice.py_func(3, 6, 2, np.uint64(9), 4, 1, 5, 2, 10)
+    parts = [keyed.die.py_func(6, np.uint64(9), 4, 1, 5, 2, 10 + j) for j in range(3)]
+    assert total == sum(parts) + 2
+
+
+def test_skirmish_indices_beyond_32_bits_are_told_apart():
+    low = keyed.uniform.py_func(np.uint64(1), 5, 1, 1, 1, 0)
+    high = keyed.uniform.py_func(np.uint64(1), 5 + 2**32, 1, 1, 1, 0)
+    assert low != high
+    with pytest.raises(ValueError):
+        keyed.check_key(1, keyed.MAX_SKIRMISH + 1)
