@@ -1,8 +1,11 @@
 """Running a scenario: chunks, seeds, workers, and the two outcome tables.
 
-Skirmishes are cut into chunks of CHUNK_SIZE; chunk i draws from
-`SeedSequence(seed, spawn_key=(i,))`, so a result depends on (scenario, seed, count)
-only, never on how many workers played the chunks.
+Skirmishes are cut into chunks of CHUNK_SIZE. A compiled ruleset (`ruleset.compiled`)
+plays chunk i as skirmishes i * CHUNK_SIZE ... with keyed randomness (sim/keyed.py), so
+a result depends on (scenario, seed, skirmish index) only: not on the chunk size, the
+worker count or the backend, and every run is paired with every variant of its
+scenario. A ruleset still on the NumPy batch engine draws chunk i from
+`SeedSequence(seed, spawn_key=(i,))`: its result depends on (scenario, seed, count).
 """
 from __future__ import annotations
 
@@ -42,7 +45,28 @@ def _compiled(data_json: str, source: str):
 def play_chunk(data_json: str, source: str, chunk: int, size: int, seed: int, max_rounds: int,
                crn: bool = False) -> Outcome:
     scen, setup = _compiled(data_json, source)
+    if getattr(scen.ruleset, "compiled", False):
+        # Paired by construction: `crn` has nothing left to do.
+        return scen.ruleset.play(setup, seed, chunk * CHUNK_SIZE, size, max_rounds)
     return run_chunk(scen.ruleset, setup, chunk_rng(seed, chunk), size, max_rounds, crn=crn)
+
+
+def warm(scen: Scenario, quiet: bool = False) -> None:
+    """Compile (or load from the cache) a compiled ruleset's kernel in this process before
+    workers start, so the one-time notice is printed once and workers find the cache."""
+    ruleset = scen.ruleset
+    if getattr(ruleset, "compiled", False):
+        _, setup = _compiled(json.dumps(scen.data, default=str), scen.source)
+        ruleset.warm(setup)
+
+
+def check_seed(seed: int, first_skirmish: int, n: int) -> None:
+    from sim.keyed import check_key
+    try:
+        check_key(seed, first_skirmish + n)
+    except ValueError as e:
+        from sim.errors import ScenarioError
+        raise ScenarioError(f"{e}; choose a smaller seed or fewer skirmishes.") from None
 
 
 @dataclass
@@ -103,6 +127,8 @@ def run(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
         raise ValueError(f"n is {n}: a run plays at least 1 skirmish")
     seed = int(scen.run["seed"] if seed is None else seed)
     max_rounds = int(scen.run["max_rounds"] if max_rounds is None else max_rounds)
+    check_seed(seed, first_chunk * CHUNK_SIZE, n)
+    warm(scen)
     data_json = json.dumps(scen.data, default=str)
     sizes = chunk_sizes(n)
     tasks = [(data_json, scen.source, first_chunk + i, size, seed, max_rounds, crn) for i, size in enumerate(sizes)]

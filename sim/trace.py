@@ -22,15 +22,22 @@ def trace(scenario, seed: int | None = None, skirmish: int = 0, n: int | None = 
     max_rounds = int(scen.run["max_rounds"] if max_rounds is None else max_rounds)
     if not 0 <= skirmish < n:
         raise ValueError(f"skirmish {skirmish} is outside the run of {n} skirmishes (0..{n - 1})")
-    chunk, row = divmod(skirmish, CHUNK_SIZE)
-    size = chunk_sizes(n)[chunk]
     ruleset = scen.ruleset
     setup = ruleset.build(scen)
-    tracer = Tracer(row, scen.names())
     header = [f"{scen.name}: skirmish {skirmish} of {n} with seed {seed} ({ruleset.title})"]
     for c in scen.combatants:
         header.append(f"  {c.name} ({scen.side_names[c.side]})")
-    out = run_chunk(ruleset, setup, chunk_rng(seed, chunk), size, max_rounds, tracer=tracer)
+    if getattr(ruleset, "compiled", False):
+        # Keyed randomness: skirmish k is played alone and is still skirmish k of the batch.
+        ruleset.warm(setup)
+        out, lines = ruleset.trace(setup, seed, skirmish, max_rounds)
+        body, row = "\n".join(lines), 0
+    else:
+        chunk, row = divmod(skirmish, CHUNK_SIZE)
+        size = chunk_sizes(n)[chunk]
+        tracer = Tracer(row, scen.names())
+        out = run_chunk(ruleset, setup, chunk_rng(seed, chunk), size, max_rounds, tracer=tracer)
+        body = tracer.text()
     w = int(out.winner[row])
     verdict = {DRAW: "a draw: every side fell", UNFINISHED: "unfinished"}.get(
         w, f"{scen.side_names[w] if w >= 0 else ''} wins")
@@ -39,4 +46,4 @@ def trace(scenario, seed: int | None = None, skirmish: int = 0, n: int | None = 
         state = FINAL_STATES[int(out.per_combatant['final_state'][row, i])]
         footer.append(f"  {c.name}: {state}, dealt {int(out.per_combatant['damage_dealt'][row, i])}, "
                       f"took {int(out.per_combatant['damage_taken'][row, i])}")
-    return "\n".join(header) + "\n" + tracer.text() + "\n" + "\n".join(footer)
+    return "\n".join(header) + "\n" + body + "\n" + "\n".join(footer)
