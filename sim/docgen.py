@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from sim import rulesets
+from sim import rulesets, vocabulary
 from sim.io import atomic_write_text
 from sim.policy import TARGET_MODES, policy_schema
 from sim.formations import BATTLEFIELD_FIELDS
@@ -134,6 +134,9 @@ policy:
       target: strongest      # optional: targeting for this action only
 ```
 
+The rules of this example load and play in every ruleset (their names are shared, see
+below); `flee_below` is a Gods & Monsters family parameter.
+
 Where no rule holds, the family's own choice stands (so a rule whose condition is always
 true, such as `if: true`, overrides the family's parameters, e.g. its fleeing).
 
@@ -206,7 +209,8 @@ def render() -> str:
         DICE,
         POLICY_INTRO + markdown_table(policy_schema({})) + "\n\nEach entry of `rules`:\n\n"
         + markdown_table(rule_record) + "\n\nTargeting modes: "
-        + ", ".join(f"`{m}`" for m in TARGET_MODES) + ".\n",
+        + ", ".join(f"`{m}`" for m in TARGET_MODES) + ".\n\n"
+        + vocabulary.markdown([rulesets.get(n) for n in rulesets.names()]),
         OVERRIDES,
         "## Rulesets\n",
     ]

@@ -192,21 +192,55 @@ def policy_schema(family_fields: dict[str, Field]) -> dict[str, Field]:
 
 def compile_policy(spec: dict, actions: tuple[str, ...], observations: dict[str, str], path: str,
                    observation_aliases: dict[str, str] | None = None,
-                   action_aliases: dict[str, str] | None = None) -> Policy:
-    """A policy from its validated spec; old names in `*_aliases` read as their new ones."""
+                   action_aliases: dict[str, str] | None = None,
+                   target_modes: tuple[str, ...] = TARGET_MODES) -> Policy:
+    """A policy from its validated spec; old names in `*_aliases` read as their new ones.
+
+    `target_modes`: the modes the ruleset plays. A mode outside them is refused here, at
+    load time, rather than played as something else (a ruleset without the side focus
+    would otherwise play `focus` as random without a word).
+    """
     rules = []
     action_aliases = action_aliases or {}
+    _check_mode(spec.get("target"), target_modes, f"{path}.target")
     for i, r in enumerate(spec.get("rules", [])):
         rpath = f"{path}.rules[{i}]"
         r = {**r, "do": action_aliases.get(r["do"], r["do"])}
         if r["do"] not in actions:
             raise ScenarioError(f"unknown action '{r['do']}'.{closest(r['do'], actions)} "
                                 f"Allowed: {', '.join(actions)}.", path=f"{rpath}.do")
+        _check_mode(r.get("target"), target_modes, f"{rpath}.target")
         cond = compile_condition(r["if"], observations, f"{rpath}.if", observation_aliases)
         tgt = TARGET_MODES.index(r["target"]) if r.get("target") else -1
         rules.append(Rule(cond, actions.index(r["do"]), tgt, str(r["if"])))
     params = {k: v for k, v in spec.items() if k not in ("target", "rules")}
     return Policy(TARGET_MODES.index(spec["target"]), params, rules)
+
+
+def _check_mode(mode, supported: tuple[str, ...], path: str) -> None:
+    if mode is not None and mode not in supported:
+        raise ScenarioError(f"this ruleset does not play the targeting mode '{mode}'; it plays "
+                            f"{', '.join(supported)}. Choose one of those.", path=path)
+
+
+def keep_focus(focus: np.ndarray, enemies: np.ndarray, noise: np.ndarray) -> np.ndarray:
+    """A side's focus target, (n,): kept while it is still among `enemies`, else a new one.
+
+    focus (n,): the side's focus column or -1; enemies (n, C): whom the side may focus
+    (its enemies able to fight); noise (n, C): uniforms. The new focus is the enemy with
+    the largest noise (first column on ties), the very pick `choose_targets` makes in
+    random mode from the same noise, so a ruleset that adopts its first random pick as
+    the focus and one that draws the focus up front agree. -1 where no enemy is left.
+    The one implementation of the side focus for every NumPy ruleset.
+    """
+    cur = np.asarray(focus)
+    ok = (cur >= 0) & np.take_along_axis(enemies, np.maximum(cur, 0)[:, None].astype(np.intp), axis=1)[:, 0]
+    if ok.all():
+        return cur
+    fresh, best = _first_best(enemies[:, None, :], lambda j: noise[:, None, j], enemies.shape[1], lower=False,
+                              fill=-1.0)
+    # Noise is >= 0, so a best score of -1 means no enemy is left to focus.
+    return np.where(ok, cur, np.where(best[:, 0] >= 0, fresh[:, 0], -1)).astype(cur.dtype, copy=False)
 
 
 def choose_targets(modes: np.ndarray, candidates: np.ndarray, health: np.ndarray,
@@ -215,9 +249,15 @@ def choose_targets(modes: np.ndarray, candidates: np.ndarray, health: np.ndarray
 
     modes: (n, slots) target mode codes; candidates: (n, slots, C) who may be attacked;
     health: (n, C) health left (weakest/strongest); focus: (n, slots) the side's focus
-    target or -1; noise: (n, slots, C) uniforms for random choice and tie-breaks.
+    target or -1 (see keep_focus); noise: (n, slots, C) uniforms for random choice and
+    tie-breaks; distance: (n, slots, C) from the attacker, or None when every candidate is
+    equally near (nothing is placed: everyone is engaged), where nearest picks at random.
     Returns (n, slots) target indices, -1 where no candidate exists.
     """
+    if focus is None and (modes == 3).any():
+        # A ruleset that keeps no side focus refuses `focus` at load time (compile_policy's
+        # target_modes); reaching here is a ruleset bug, not a fight to play as random.
+        raise ValueError("choose_targets: focus mode requested without the side's focus targets")
     # Random choice and tie-breaks share one draw so results do not depend on which
     # modes are in play (common random numbers across policy variants).
     c = candidates.shape[2]

@@ -16,7 +16,7 @@ from sim import rulesets
 from sim.armory import expand, weapon_table
 from sim.errors import ScenarioError
 from sim.formations import BATTLEFIELD_FIELDS, FORMATIONS
-from sim.policy import Policy, compile_policy, policy_schema
+from sim.policy import TARGET_MODES, Policy, compile_policy, policy_schema
 from sim.schema import Field, validate, validate_record
 
 MAX_COMBATANTS = 1000
@@ -196,7 +196,9 @@ def build_scenario(data: dict, source: str = "<scenario>") -> Scenario:
             pspec = validate_record(merged, pol_fields, ppath)
             policy = compile_policy(pspec, ruleset.actions, ruleset.observations, ppath,
                                     getattr(ruleset, "observation_aliases", None),
-                                    getattr(ruleset, "action_aliases", None))
+                                    getattr(ruleset, "action_aliases", None),
+                                    # Gods & Monsters plays all five and does not say so yet.
+                                    getattr(ruleset, "target_modes", TARGET_MODES))
             for k in range(stats["count"]):
                 name = stats["name"] if stats["count"] == 1 else f"{stats['name']} {k + 1}"
                 combatants.append(Combatant(name, s, stats, policy, pspec))

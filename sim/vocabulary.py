@@ -24,3 +24,40 @@ SHARED_ACTIONS = {
 }
 
 # The same target modes everywhere (sim.policy.TARGET_MODES, sim/targeting.py).
+
+# What each ruleset measures a shared observation in: the idea is shared, the unit is the
+# ruleset's. A ruleset's description of the name must say so (tests/test_vocabulary.py).
+MEASURES = {
+    "gods_and_monsters": {"health": "verve + survival", "distance": "feet"},
+    "lens": {"health": "Body", "distance": "feet"},
+    "lifeforce": {"health": "hit points", "distance": "metres"},
+}
+
+# Names that are NOT shared because they mean different things in different rulesets; a
+# ruleset using one must be listed here with its meaning.
+DIFFERING = {
+    "withdraw": {
+        "gods_and_monsters": "stop fighting this round and leave the fight at its end (open to that round's "
+                             "attacks); final state fled",
+        "lifeforce": "old alias of `step_back`: step away from the nearest enemy, staying in the fight "
+                     "(Lifeforce files should say `step_back`; `flee` leaves the fight)",
+    },
+}
+
+
+def markdown(rulesets) -> str:
+    """The shared names, each ruleset's old names and the differing ones, for docs/scenarios.md."""
+    out = ["The targeting modes are implemented once (sim/policy.py) and behave alike in every ruleset; a "
+           "ruleset that does not play a mode refuses it when the file loads.", "",
+           "Shared names: every ruleset that has the idea uses the name with this meaning "
+           "(`sim/vocabulary.py`).", "", "| name | kind | meaning |", "|---|---|---|"]
+    out += [f"| `{k}` | observation | {v} |" for k, v in SHARED_OBSERVATIONS.items()]
+    out += [f"| `{k}` | action | {v} |" for k, v in SHARED_ACTIONS.items()]
+    out += ["", "Old names, still read as the name they became:", "", "| ruleset | old name | reads |", "|---|---|---|"]
+    for rs in rulesets:
+        for kind in ("observation_aliases", "action_aliases"):
+            out += [f"| {rs.name} | `{old}` | `{new}` |" for old, new in (getattr(rs, kind, None) or {}).items()]
+    out += ["", "Words whose meaning differs between rulesets (not shared):", ""]
+    for word, meanings in DIFFERING.items():
+        out += [f"- `{word}`: " + "; ".join(f"{rs}: {m}" for rs, m in meanings.items())]
+    return "\n".join(out) + "\n"

@@ -32,10 +32,10 @@ def _inputs(rng, n=3000, A=4, C=5, health_dtype=np.float32, offset=0):
 def test_kernel_target_choice_equals_choose_targets(health_dtype, with_distance, with_focus, offset):
     rng = np.random.default_rng(7)
     modes, candidates, health, focus, noise, distance = _inputs(rng, health_dtype=health_dtype, offset=offset)
-    expected = choose_targets(modes, candidates, health, focus if with_focus else None, noise,
-                              distance if with_distance else None)
-    got = kernels.choose_targets(modes, candidates, health, focus if with_focus else np.full_like(focus, -1),
-                                 noise, distance, with_distance)
+    # Without a side focus yet (-1 everywhere) focus mode picks as random does.
+    focus = focus if with_focus else np.full_like(focus, -1)
+    expected = choose_targets(modes, candidates, health, focus, noise, distance if with_distance else None)
+    got = kernels.choose_targets(modes, candidates, health, focus, noise, distance, with_distance)
     np.testing.assert_array_equal(got, expected)
     for m in range(len(TARGET_MODES)):  # every mode was exercised, with and without candidates
         assert ((modes == m) & (expected >= 0)).sum() > 100 and ((modes == m) & (expected < 0)).sum() > 10
@@ -55,3 +55,11 @@ def test_kernel_breaks_exact_ties_by_the_first_column(mode):
     expected = choose_targets(modes, candidates, health, focus, noise, distance)
     got = kernels.choose_targets(modes, candidates, health, focus, noise, distance, True)
     np.testing.assert_array_equal(got, expected)
+
+
+def test_focus_mode_without_focus_targets_is_an_error_not_random():
+    """A ruleset that keeps no side focus must refuse `focus` when the scenario loads;
+    calling the core without the focus targets fails instead of playing random."""
+    modes = np.full((2, 1), TARGET_MODES.index("focus"), dtype=np.int8)
+    with pytest.raises(ValueError, match="focus"):
+        choose_targets(modes, np.ones((2, 1, 3), bool), np.ones((2, 3)), None, np.zeros((2, 1, 3)))

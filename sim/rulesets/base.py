@@ -3,7 +3,11 @@
 A ruleset is a module-level object with:
   - `name`, `title`, `cell_size` (text), `rule_options` (Field per option),
     `combatant_fields` (the stat-block schema), `policy_fields` (family parameters),
-    `actions` (what scripted policies may choose), `observations` (what they may test);
+    `actions` (what scripted policies may choose), `observations` (what they may test),
+    using the shared names of sim/vocabulary.py for the shared ideas;
+  - `observation_aliases`, `action_aliases`: old names, read as the names they became;
+  - `target_modes`: the sim.policy.TARGET_MODES it plays (choose_targets, keep_focus);
+    a policy asking for another is refused at load time, never played as random;
   - `build(scenario) -> setup`: compile the validated scenario into static arrays;
   - `init(setup, batch) -> state`: a `BatchState` for `batch.size` skirmishes;
   - `step(setup, state, batch)`: play one round in place;

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from sim.errors import ScenarioError, closest
+from sim.policy import TARGET_MODES
 from sim.rulesets.lens import engine, schema
 from sim.rulesets.lens import tables as T
 
@@ -20,6 +21,9 @@ class Lens:
     policy_fields = schema.POLICY_FIELDS
     actions = schema.ACTIONS
     observations = schema.OBSERVATIONS
+    observation_aliases = schema.OBSERVATION_ALIASES
+    action_aliases: dict = {}
+    target_modes = TARGET_MODES  # all five, from sim.policy.choose_targets and keep_focus
 
     build = staticmethod(engine.build)
     init = staticmethod(engine.init)

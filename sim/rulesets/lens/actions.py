@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.policy import choose_targets
-from sim.rulesets.base import STANDING
+from sim.rulesets.base import FLED, STANDING
 from sim.rulesets.lens import draws as D
 from sim.rulesets.lens import policies as P
 from sim.rulesets.lens import resolve, space
@@ -218,6 +218,17 @@ def move(setup, state, c, go, mode, draws, t) -> None:
                f"({moved[t.pos, c]} cells, 1 Momentum).")
 
 
+def flee(setup, state, c, go, t) -> None:
+    """Leave the fight now (the shared `flee`): out for good, final state fled. It costs no
+    Momentum and provokes nothing: the text has no rule for leaving, so it is clean."""
+    r = np.flatnonzero(go & (state.status[:, c] == STANDING))
+    state.status[r, c] = FLED
+    state.down_round[r, c] = state.round
+    state.turn_over[r, c] = True
+    if t is not None and go[t.pos]:
+        t.line(f"  {t.name(c)} flees the fight.")
+
+
 def _cell(p) -> str:
     return f"({int(p[0])}, {int(p[1])})"
 
@@ -243,4 +254,6 @@ def _beat(setup, state, c: int, acting: np.ndarray, draws, t) -> None:
         use(setup, state, c, go(P.USE), draws, t)
     if go(P.MOVE).any():
         move(setup, state, c, go(P.MOVE), mode, draws, t)
+    if go(P.FLEE).any():
+        flee(setup, state, c, go(P.FLEE), t)
     state.turn_over[go(P.HOLD), c] = True

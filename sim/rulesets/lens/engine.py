@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.policy import choose_targets
+from sim.policy import choose_targets, keep_focus
 from sim.rulesets.base import DRAW, STANDING, BatchState, Outcome
 from sim.rulesets.lens import actions, policies as P, resolve, space
 from sim.rulesets.lens import draws as D
@@ -121,13 +121,10 @@ def _start_round(setup: Setup, state: State, surprised_chars: bool, t) -> np.nda
 
 
 def _update_focus(setup: Setup, state: State, noise: np.ndarray) -> None:
+    """Each side's focus, settled at the round's start (sim.policy.keep_focus)."""
     standing = state.status == STANDING
     for s in range(setup.n_sides):
-        enemies = standing & (setup.side != s)[None, :]
-        cur = state.focus[:, s]
-        ok = (cur >= 0) & np.take_along_axis(enemies, np.maximum(cur, 0)[:, None].astype(np.intp), axis=1)[:, 0]
-        fresh = np.where(enemies, noise[:, s, :], -1.0).argmax(axis=1)
-        state.focus[:, s] = np.where(ok, cur, np.where(enemies.any(axis=1), fresh, -1))
+        state.focus[:, s] = keep_focus(state.focus[:, s], standing & (setup.side != s)[None, :], noise[:, s, :])
 
 
 # A beat is played on the rows where somebody still acts, copied out and written back,
@@ -179,16 +176,17 @@ def _monster_phase(setup: Setup, state: State, batch, lost: np.ndarray, surprise
     wdmg = [D.LazyDice.roll(setup.weapon_dice, batch, n) for _ in range(max(S, 1))]
     if surprised or S == 0:
         return
+    modes, idle = P.monster_rules(setup, state, t)
     if state.pos is not None:
-        _monsters_close_in(setup, state, t)
+        _monsters_close_in(setup, state, idle, t)
     for s in range(S):
         m = int(setup.slot_owner[s])
         standing = state.status == STANDING
-        active = standing[:, m] & (setup.slot_rank[s] < _per_round(setup, m) - lost[:, m])
+        active = standing[:, m] & (setup.slot_rank[s] < _per_round(setup, m) - lost[:, m]) & ~idle[:, m]
         if not active.any():
             continue
         cand = standing & setup.enemy[m][None, :] & space.within(setup, state, m, setup.slot_reach[s])
-        mode = np.full((n, 1), setup.policies[m].target, np.int8)
+        mode = (modes[m] if m in modes else np.full(n, setup.policies[m].target, np.int8))[:, None]
         focus = state.focus[:, setup.side[m]][:, None] if setup.uses_focus else None
         dist = space.distances(setup, state)
         tgt = choose_targets(mode, cand[:, None, :], state.body.astype(np.float32), focus, noise[:, s][:, None, :],
@@ -211,8 +209,9 @@ def _per_round(setup, m):
     return int((setup.slot_owner == m).sum())
 
 
-def _monsters_close_in(setup: Setup, state: State, t=None) -> None:
-    """Monsters with nobody in reach walk their speed toward the nearest enemy."""
+def _monsters_close_in(setup: Setup, state: State, idle: np.ndarray, t=None) -> None:
+    """Monsters with nobody in reach walk their speed toward the nearest enemy (not those
+    whose scripted rules hold this round: `idle`)."""
     n, C = state.status.shape
     standing = state.status == STANDING
     d = space.distances(setup, state)
@@ -225,7 +224,7 @@ def _monsters_close_in(setup: Setup, state: State, t=None) -> None:
             continue
         foes = standing & setup.enemy[m][None, :]
         dist = np.where(foes, d[:, m, :], 10**6)
-        movers[:, m] = standing[:, m] & foes.any(axis=1) & (dist.min(axis=1) > reach.max())
+        movers[:, m] = standing[:, m] & foes.any(axis=1) & (dist.min(axis=1) > reach.max()) & ~idle[:, m]
         target[:, m] = dist.argmin(axis=1)
         stop[:, m] = max(int(reach.max()), 1)
     if movers.any():

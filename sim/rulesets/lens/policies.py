@@ -12,7 +12,7 @@ from sim.rulesets.lens import schema as S
 from sim.rulesets.lens import space
 from sim.rulesets.lens import tables as T
 
-ATTACK, TAG_ATTACK, CAST, USE, MOVE, HOLD = range(len(S.ACTIONS))
+ATTACK, TAG_ATTACK, CAST, USE, MOVE, HOLD, FLEE = range(len(S.ACTIONS))
 NEVER, ALWAYS, BIG_HITS = range(3)
 BEFORE, AFTER, AUTO = range(3)
 
@@ -38,25 +38,49 @@ def observe(setup, state, c: int) -> dict:
     n = state.status.shape[0]
     standing = state.status == STANDING
     same = setup.side == setup.side[c]
-    reach = space.within(setup, state, c, setup.weapon_reach[c]) & standing & setup.enemy[c][None, :]
+    # A monster reaches as far as its longest attack; a character as its weapon in hand.
+    own = setup.slot_reach[setup.slot_owner == c]
+    weapon_reach = setup.weapon_reach[c] if setup.is_char[c] or not len(own) else own.max()
+    reach = space.within(setup, state, c, weapon_reach) & standing & setup.enemy[c][None, :]
     return {
         "round": np.full(n, state.round),
         "momentum": state.mom[:, c],
         "body": state.body[:, c],
-        "body_frac": state.body[:, c] / setup.body[c],
+        "health": state.body[:, c] / setup.body[c],
         "void": state.void[:, c],
         "bracket": state.bracket[:, c],
         "stun": state.cond[:, c, T.STUN].astype(np.int8),
         "prone": state.cond[:, c, T.PRONE].astype(np.int8),
         "hamstrung": state.cond[:, c, T.HAMSTRUNG].astype(np.int8),
         "disarmed": state.cond[:, c, T.DISARMED].astype(np.int8),
-        "distance": space.nearest_enemy(setup, state, c),
+        "distance": space.nearest_enemy(setup, state, c) * space.cell_feet(setup),
         "in_reach": reach.any(axis=1).astype(np.int8),
         "spell_formed": state.formed[:, c].astype(np.int8),
         "items_left": state.items_left[:, c],
         "allies_standing": standing[:, same].sum(axis=1),
         "enemies_standing": standing[:, ~same].sum(axis=1),
     }
+
+
+def monster_rules(setup, state, t=None) -> tuple[dict, np.ndarray]:
+    """Scripted rules of the monsters, once at the start of their phase.
+
+    Returns each monster's target mode for this round, {column: (N,)}, and (N, C) who
+    holds (makes no attacks and does not move). `flee` leaves the fight at once; every
+    other action means attacking as usual (a monster has no Momentum to spend on it).
+    """
+    from sim.rulesets.lens import actions  # actions imports this module
+    n, C = state.status.shape
+    modes = {}
+    idle = np.zeros((n, C), dtype=bool)
+    for m in setup.scripted:
+        if setup.is_char[m]:
+            continue
+        action, mode = setup.policies[m].decide(observe(setup, state, m), np.full(n, ATTACK, np.int8))
+        actions.flee(setup, state, m, action == FLEE, t)
+        idle[:, m] = action == HOLD
+        modes[m] = mode
+    return modes, idle
 
 
 def has_cond(cond: np.ndarray, which: np.ndarray) -> np.ndarray:

@@ -258,20 +258,24 @@ POLICY_FIELDS = {
                             "against the passive one", min=0, max=100),
 }
 
-ACTIONS = ("attack", "tag_attack", "cast", "use", "move", "hold")
+# attack, hold, flee and the shared observations mean what sim/vocabulary.py says.
+ACTIONS = ("attack", "tag_attack", "cast", "use", "move", "hold", "flee")
 OBSERVATIONS = {
     "round": "the round number, from 1",
     "momentum": "Momentum left now",
     "body": "Body left",
-    "body_frac": "Body left as a share of its maximum (0..1)",
+    "health": "Body left as a share of its maximum (0..1)",
     "void": "harm taken beyond zero Body",
     "bracket": "initiative bracket: 0 Confused, 1 Off-Balance, 2 Prepared, 3 Fluid",
     "stun": "1 while STUN, else 0", "prone": "1 while PRONE", "hamstrung": "1 while HAMSTRUNG",
     "disarmed": "1 while DISARMED",
-    "distance": "cells to the nearest standing enemy",
+    "distance": "feet to the nearest enemy able to fight (cells x the cell size, 5 ft; 5 when everyone is "
+                "engaged)",
     "in_reach": "1 when an enemy is within reach of the weapon in hand",
     "spell_formed": "1 when its spell is formed",
     "items_left": "uses of healing items left",
     "allies_standing": "combatants of its side able to fight, itself included",
     "enemies_standing": "enemies able to fight",
 }
+# Old names, read as the observation they became (sim/vocabulary.py).
+OBSERVATION_ALIASES = {"body_frac": "health"}

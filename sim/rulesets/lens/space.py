@@ -46,6 +46,11 @@ def within(setup, state, c: int, reach: np.ndarray | int) -> np.ndarray:
     return d <= np.reshape(reach, (-1, 1))
 
 
+def cell_feet(setup) -> float:
+    """Feet in one cell: the battlefield's cell size, else the Lens's 5 ft (setup._cells)."""
+    return float(setup.grid.cell_size) if setup.grid is not None else 5.0
+
+
 def nearest_enemy(setup, state, c: int) -> np.ndarray:
     """(N,) cells to the nearest standing enemy (1 when everyone is engaged, large if none)."""
     foes = (state.status == STANDING) & setup.enemy[c][None, :]

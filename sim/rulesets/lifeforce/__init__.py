@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from sim.errors import ScenarioError
+from sim.policy import TARGET_MODES
 from sim.rulesets.lifeforce import engine, schema
 from sim.rulesets.lifeforce import tables as T
 
@@ -16,6 +17,9 @@ class Lifeforce:
     policy_fields = schema.POLICY_FIELDS
     actions = schema.ACTIONS
     observations = schema.OBSERVATIONS
+    observation_aliases = schema.OBSERVATION_ALIASES
+    action_aliases = schema.ACTION_ALIASES
+    target_modes = TARGET_MODES  # all five, from sim.policy.choose_targets and keep_focus
     # The text gives no weapon statistics, so there is no built-in weapon table; a
     # scenario's `armory:` names its own weapons.
     weapon_lists = ("weapons",)

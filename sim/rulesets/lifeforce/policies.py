@@ -9,17 +9,17 @@ from __future__ import annotations
 import numpy as np
 
 from sim.battlefield import FAR
-from sim.policy import TARGET_MODES, choose_targets
+from sim.policy import TARGET_MODES, choose_targets, keep_focus
 from sim.rulesets.base import STANDING
 from sim.rulesets.lifeforce import schema as S
 from sim.rulesets.lifeforce import tables as T
 from sim.rulesets.lifeforce.resolve import (READY_BLOCK, READY_NONE, READY_OPPORTUNITY, condition_mods,
                                             condition_mods_at, flat)
 
-ATTACK, CHARGE, RUN, GRAPPLE, BLOCK, OPPORTUNITY, HOLD, WITHDRAW = range(len(S.ACTIONS))
+ATTACK, CHARGE, RUN, GRAPPLE, BLOCK, OPPORTUNITY, HOLD, STEP_BACK, FLEE = range(len(S.ACTIONS))
 STAND, RECOVER = len(S.ACTIONS), len(S.ACTIONS) + 1
 ACTION_NAMES = S.ACTIONS + ("stand", "recover")
-NO_PREP = HOLD, WITHDRAW  # choices that prepare nothing and keep what is prepared
+NO_PREP = HOLD, STEP_BACK, FLEE  # choices that prepare nothing and keep what is prepared
 FAMILIES = S.POLICY_FIELDS["family"].choices
 STEADY, CHARGER, SKIRMISHER, GUARDIAN, GRAPPLER = range(len(FAMILIES))
 NO_MOVE, TOWARD, AWAY, LINE = range(4)
@@ -43,21 +43,22 @@ def enemies_standing(setup, state, rows, a) -> np.ndarray:
 def pick_target(ctx, rows, a, modes) -> np.ndarray:
     """A new target per row by target mode (random, weakest, strongest, focus, nearest).
 
-    `focus`: the whole side sticks to one enemy; a side without a standing focus takes
-    the first new choice one of its focus-mode creatures makes (at random).
+    `focus`: the whole side sticks to one enemy; a side without a standing focus gets a
+    new one (sim.policy.keep_focus) when one of its focus-mode creatures picks a target.
     """
     setup, state = ctx.setup, ctx.state
     cand = enemies_standing(setup, state, rows, a)
     dist = ctx.dist[rows, a].astype(np.float32)
     side = setup.side[a]
     focus = state.focus[rows, side]
+    fm = np.flatnonzero(modes == FOCUS)
+    if len(fm):
+        focus[fm] = keep_focus(focus[fm], cand[fm], ctx.noise[rows[fm]])
+        state.focus[rows[fm], side[fm]] = focus[fm]
     m = np.arange(len(rows))
     ok = (focus >= 0) & cand[m, np.maximum(focus, 0)]
-    chosen = choose_targets(modes[:, None], cand[:, None], state.hp[rows].astype(np.float32),
-                            np.where(ok, focus, -1)[:, None], ctx.noise[rows][:, None], distance=dist[:, None])[:, 0]
-    adopt = (modes == FOCUS) & ~ok & (chosen >= 0)
-    state.focus[rows[adopt], side[adopt]] = chosen[adopt]
-    return chosen
+    return choose_targets(modes[:, None], cand[:, None], state.hp[rows].astype(np.float32),
+                          np.where(ok, focus, -1)[:, None], ctx.noise[rows][:, None], distance=dist[:, None])[:, 0]
 
 
 def update_targets(ctx, rows, a) -> None:
@@ -261,10 +262,10 @@ def _scripted(ctx, rows, a, desired, move, goal, stop, reach, rng, melee_now, ne
         desired[sel] = action
         idx = sel[changed | retarget]
         act = desired[idx]
-        move[idx] = np.select([act == CHARGE, act == WITHDRAW, np.isin(act, (ATTACK, RUN, GRAPPLE))],
+        move[idx] = np.select([act == CHARGE, act == STEP_BACK, np.isin(act, (ATTACK, RUN, GRAPPLE))],
                               [LINE, AWAY, TOWARD], NO_MOVE)
         stop[idx] = np.where(act == GRAPPLE, 1, np.where(melee_now[idx], reach[idx], rng[idx]))
-        goal[idx] = np.where(act == WITHDRAW, nearest[idx], state.target[rows[idx], a[idx]])
+        goal[idx] = np.where(act == STEP_BACK, nearest[idx], state.target[rows[idx], a[idx]])
         cm = condition_mods(setup, state, rows[idx], a[idx])
         move[idx] = np.where(cm["moves"], move[idx], NO_MOVE)
     return desired, move, goal, stop
@@ -316,9 +317,18 @@ def observe(ctx, rows, a) -> dict:
     f = rows * C + a
     at = lambda x: flat(x)[f]
 
-    def distance():
+    def target_distance():
         tgt = at(state.target)
         return np.where(tgt >= 0, flat(ctx.dist)[f * C + np.maximum(tgt, 0)], FAR)
+
+    def nearest_distance():
+        # Squares to the nearest standing enemy, FAR when none (a loop over the short axis).
+        d = ctx.dist.reshape(-1, C)[f]
+        foes = enemies_standing(setup, state, rows, a)
+        out = np.full(n, FAR, dtype=np.result_type(d.dtype, np.int32))
+        for j in range(C):
+            out = np.where(foes[:, j], np.minimum(out, d[:, j]), out)
+        return out
 
     def standing_on(same_side: bool):
         mask = (state.status[rows] == STANDING) & (~setup.enemy[a] if same_side else setup.enemy[a])
@@ -329,9 +339,11 @@ def observe(ctx, rows, a) -> dict:
 
     return _Observations({
         "round": lambda: np.full(n, ctx.round), "phase": lambda: np.full(n, ctx.phase + 1),
-        "hp": lambda: at(state.hp), "hp_frac": lambda: at(state.hp) / setup.hp[a],
-        "distance": lambda: distance() * setup.grid.cell_size,
-        "in_reach": lambda: (distance() <= setup.w_reach[setup.current_melee(state, rows, a)]).astype(np.int8),
+        "hp": lambda: at(state.hp), "health": lambda: at(state.hp) / setup.hp[a],
+        "distance": lambda: nearest_distance() * setup.grid.cell_size,
+        "target_distance": lambda: target_distance() * setup.grid.cell_size,
+        "in_reach": lambda: (target_distance() <= setup.w_reach[setup.current_melee(state, rows, a)]
+                             ).astype(np.int8),
         "prepared": lambda: at(state.prep_ap),
         "reaction_left": lambda: at(state.reaction_left).astype(np.int8),
         "grappled": lambda: (at(state.track) > 0).astype(np.int8),

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim import battlefield as bf
-from sim.rulesets.base import STANDING
+from sim.rulesets.base import FLED, STANDING
 from sim.rulesets.lifeforce import grapple as G
 from sim.rulesets.lifeforce import policies as P
 from sim.rulesets.lifeforce import tables as T
@@ -49,10 +49,40 @@ def take_turn(ctx, a: np.ndarray, live: np.ndarray) -> None:
     a = a[rows]
     P.update_targets(ctx, rows, a)
     desired, move, goal, stop = P.decide(ctx, rows, a)
+    if setup_scripted(ctx):
+        gone = desired == P.FLEE
+        if gone.any():
+            _flee(ctx, rows[gone], a[gone])
+            stay = ~gone
+            rows, a, desired, move, goal, stop = rows[stay], a[stay], desired[stay], move[stay], goal[stay], stop[stay]
+            if not len(rows):
+                return
     tgt = flat(state.target)[rows * C + a]
     _declare(ctx, rows, a, desired, tgt)
     _move(ctx, rows, a, desired, move, goal, stop)
     _act(ctx, rows, a, desired)
+
+
+def setup_scripted(ctx) -> bool:
+    # Only scripted rules choose flee; the families never do.
+    return bool(ctx.setup.scripted)
+
+
+def _flee(ctx, rows, a) -> None:
+    """Leave the fight now (the shared `flee`): out for good, final state fled. Leaving is
+    not Movement, so it provokes no Attack of Opportunity; a grapple it was in ends."""
+    state = ctx.state
+    f = rows * ctx.C + a
+    flat(state.status)[f] = FLED
+    flat(state.down_round)[f] = ctx.round
+    flat(state.prep_ap)[f] = 0
+    flat(state.prep_action)[f] = -1
+    flat(state.ready)[f] = READY_NONE
+    if state.track.any():
+        end_grapple(state, rows, a)
+    t = ctx.trace
+    if t is not None and (rows == t.pos).any():
+        t.line(f"  {t.name(a[rows == t.pos][0])} flees the fight.")
 
 
 def _declare(ctx, rows, a, desired, tgt) -> None:
