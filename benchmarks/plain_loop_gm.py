@@ -8,6 +8,13 @@ Fortitude, all rolls penalised by injuries, flee_below / flee_after_bad_round mo
 random targeting) and reads the fighters from the same scenario file, so its win rates
 must agree with the engine's within sampling error. It is both the speed yardstick of
 docs/performance.md and an independent implementation the tests compare with.
+
+It plays the readings of issue 18: a surprised combatant's roll to stay conscious takes
+the -3 only after round 1 ("in subsequent rounds"), and by default a target surprised
+in round 1 is not defending: +4 to attack it while it is unaware
+(`surprised_are_unaware`), +10 while a sleeper sleeps through round 1
+(`sleepers_immobile`, with the default policy's killing blows: a called shot at -3,
+half the damage straight to injuries). A scenario file may set either option to false.
 """
 from __future__ import annotations
 
@@ -20,6 +27,8 @@ from sim.rulesets.gods_and_monsters.engine import strength_bonus
 from sim.scenario import load_scenario
 
 STANDING, UNCONSCIOUS, DEAD, FLED = "standing", "unconscious", "dead", "fled"
+# The defaults of issue 18; today's engine still has both false (its core slice).
+NOT_DEFENDING_DEFAULTS = {"surprised_are_unaware": True, "sleepers_immobile": True}
 
 
 @dataclass
@@ -33,15 +42,48 @@ class Fighter:
     fortitude: int
     surprise_target: int | None  # None: never rolls
     snap_target: int
+    round1_level: str  # how it is not defending in round 1 if surprised (S.NOT_DEFENDING)
     attacks: list  # (to-hit base, dice count, sides, bonus)
     flee_below: float
     flee_after_bad_round: bool
+    killing_blow: bool  # every attack on an immobile target is a called shot to kill
+
+
+def not_defending_options(scenario) -> dict[str, bool]:
+    """The two options as the file sets them, else the issue-18 defaults (whatever the
+    engine's own defaults are)."""
+    given = scenario.data.get("rules") or {}
+    return {k: bool(given.get(k, v)) for k, v in NOT_DEFENDING_DEFAULTS.items()}
+
+
+def round1_level(awareness: str, options: dict[str, bool]) -> str:
+    """How this combatant is not defending in round 1 if it failed its surprise roll: the
+    best level for the attacker that applies ("these bonuses do not combine"). A sleeper
+    sleeps through round 1 and wakes at the start of round 2."""
+    if awareness == "asleep" and options["sleepers_immobile"]:
+        return "immobile"
+    if awareness != "aware" and options["surprised_are_unaware"]:
+        return "unaware"
+    return "defending"
+
+
+def attack_modifiers(target: Fighter, surprised: bool, rnd: int, killing_blow: bool) -> tuple[int, bool]:
+    """(defense to beat, a killing blow?) of one attack on `target`. Surprise costs 2
+    defense from round 2 on; in round 1 a surprised target is not defending."""
+    if not surprised:
+        return target.defense, False
+    if rnd > 1:
+        return target.defense - S.SURPRISED_DEFENSE_PENALTY, False
+    kill = killing_blow and target.round1_level == "immobile"
+    bonus = S.NOT_DEFENDING_BONUS[target.round1_level][0] - (S.CALLED_SHOT_PENALTY if kill else 0)
+    return target.defense - bonus, kill
 
 
 def fighters_from(scenario) -> list[Fighter]:
     rules = scenario.rules
     defaults = {k: f.default for k, f in S.RULE_OPTIONS.items()}
-    supported = {"strength_damage_bonus", "verve_archetypes"}
+    supported = {"strength_damage_bonus", "verve_archetypes", *NOT_DEFENDING_DEFAULTS}
+    options = not_defending_options(scenario)
     for key, value in rules.items():
         if key not in supported and value != defaults[key]:
             raise ValueError(f"the plain loop plays the default rules only; {key} is {value!r}")
@@ -59,9 +101,11 @@ def fighters_from(scenario) -> list[Fighter]:
             defense=st["defense"], fortitude=st["fortitude"],
             surprise_target=None if aware else st["perception"] + S.AWARENESS_SURPRISE_MODIFIER[st["awareness"]],
             snap_target=max(st["willpower"], st["fortitude"]),
+            round1_level=round1_level(st["awareness"], options),
             attacks=[(S.BASE_TARGET + st["combat"] + st["attack"] + e["attack"], e["damage"].count,
                       e["damage"].sides, e["damage"].bonus + extra) for e in entries],
             flee_below=c.policy.params["flee_below"], flee_after_bad_round=c.policy.params["flee_after_bad_round"],
+            killing_blow=c.policy.params["killing_blow"],
         ))
     return out
 
@@ -94,6 +138,7 @@ def skirmish(fs: list[Fighter], n_sides: int, rng: random.Random, max_rounds: in
                 status[i] = FLED
         standing = [s == STANDING for s in status]
         taken = [0] * n
+        direct = [0] * n  # injury points of killing blows: half the damage, rounded up
         dealt = [0] * n
         for i, f in enumerate(fs):
             if not standing[i] or (rnd == 1 and surprised[i]):
@@ -104,13 +149,15 @@ def skirmish(fs: list[Fighter], n_sides: int, rng: random.Random, max_rounds: in
                 if not enemies:
                     break
                 j = rng.choice(enemies)
-                defense = fs[j].defense - (2 if surprised[j] and rnd > 1 else 0)
+                defense, kill = attack_modifiers(fs[j], surprised[j], rnd, f.killing_blow)
                 if d20(rng) <= base - defense - penalty:
                     dmg = max(sum(rng.randint(1, sides) for _ in range(count)) + bonus, 0)
-                    taken[j] += dmg
+                    to_injuries = (dmg + 1) // 2 if kill else 0
+                    taken[j] += dmg - to_injuries
+                    direct[j] += to_injuries
                     dealt[i] += dmg
         for j, f in enumerate(fs):
-            if taken[j] == 0:
+            if taken[j] == 0 and direct[j] == 0:
                 continue
             left = taken[j]
             if f.uses_verve:
@@ -121,14 +168,15 @@ def skirmish(fs: list[Fighter], n_sides: int, rng: random.Random, max_rounds: in
             off = min(surv[j], left)
             surv[j] -= off
             left -= off
-            inj[j] += left
-            if status[j] != STANDING or not ((had_survival and surv[j] == 0) or left > 0):
+            inj[j] += left + direct[j]
+            owed = (had_survival and surv[j] == 0 and taken[j] > 0) or left > 0 or direct[j] > 0
+            if status[j] != STANDING or not owed:
                 continue
             if inj[j] > f.fortitude:
                 status[j] = DEAD
-            elif d20(rng) > f.fortitude - inj[j] - (3 if surprised[j] else 0):
+            elif d20(rng) > f.fortitude - inj[j] - (3 if surprised[j] and rnd > 1 else 0):
                 status[j] = UNCONSCIOUS
-        last_taken, last_dealt = taken, dealt
+        last_taken, last_dealt = [t + d for t, d in zip(taken, direct)], dealt
         alive = {fs[i].side for i in range(n) if status[i] == STANDING}
         if len(alive) <= 1:
             return (alive.pop() if alive else -1), rnd, status

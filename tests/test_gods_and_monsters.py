@@ -355,7 +355,9 @@ def test_shipped_scenarios_load_and_run():
 
 # --- an independent implementation ------------------------------------------------------------
 
-@pytest.mark.parametrize("aware", [False, True])
+# The unaware party: the plain loop plays issue 18's readings (tests/test_plain_loop_gm.py).
+@pytest.mark.parametrize("aware", [pytest.param(False, marks=pytest.mark.xfail(
+    strict=True, reason="waits for the compiled G&M engine with the fixes")), True])
 def test_engine_agrees_with_the_plain_python_loop(tmp_path, aware):
     """benchmarks/plain_loop_gm.py plays the default rules one skirmish at a time with `random`."""
     from benchmarks import plain_loop_gm as plain_loop

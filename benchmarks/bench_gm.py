@@ -1,0 +1,121 @@
+"""Speed of the current G&M engine against the recorded baseline of the engine before the
+compiled kernel (benchmarks/baselines/gods_and_monsters.json).
+
+    python benchmarks/bench_gm.py [-n 100000] [--plain-n 30000] [--write] [--no-memory]
+
+Per shipped scenario: skirmishes per CPU-second of one worker (time.process_time, a
+warm-up run excluded, as the baseline was measured) and the ratio to the baseline; for
+the Yeti also the plain Python loop (benchmarks/plain_loop_gm.py) in the same process;
+the analysis commands' times before and after; and the peak memory (ru_maxrss) of a
+subprocess playing 10,000,000 Yetis summary-only (sim.run_summary). Prints a markdown
+section; --write puts it into docs/performance.md as the section "Gods & Monsters:
+compiled kernel" (kept below "## History", which benchmarks/bench.py leaves alone).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import sim  # noqa: E402
+from benchmarks import plain_loop_gm  # noqa: E402
+from benchmarks.gm_figures import BASELINE, ROOT, SCENARIOS, YETI, analysis_times, commit, speed  # noqa: E402
+from sim.scenario import load_scenario  # noqa: E402
+
+OUT = ROOT / "docs" / "performance.md"
+TITLE = "## Gods & Monsters: compiled kernel"
+MEMORY_N = 10_000_000
+MEMORY_LIMIT_MB = 1024
+MEMORY_SCRIPT = f"""
+import resource, sys
+sys.path.insert(0, {str(ROOT)!r})
+import sim
+s = sim.run_summary({YETI!r}, n={MEMORY_N}, jobs=1).summary()
+assert s["skirmishes"] == {MEMORY_N}
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def engine_speeds(base: dict, n: int) -> list[tuple[str, float, float]]:
+    """(scenario, skirmishes per CPU-second now, before)."""
+    rows = []
+    for path in SCENARIOS:
+        seed = int(load_scenario(path).run["seed"])
+        now, _ = speed(path, n, seed)
+        before = base["scenarios"].get(path.stem, {}).get("skirmishes_per_cpu_s", float("nan"))
+        rows.append((path.stem, now, before))
+        print(f"  {path.stem}: {now:,.0f}/cpu-s", file=sys.stderr, flush=True)
+    return rows
+
+
+def plain_speed(n: int) -> float:
+    plain_loop_gm.play(YETI, 500, seed=1)  # warm-up, as for the engine
+    t0 = time.process_time()
+    plain_loop_gm.play(YETI, n, seed=2026)
+    return n / (time.process_time() - t0)
+
+
+def peak_memory_mb() -> float:
+    """ru_maxrss (KiB on Linux) of a fresh interpreter playing MEMORY_N Yetis summary-only."""
+    out = subprocess.run([sys.executable, "-c", MEMORY_SCRIPT], cwd=ROOT, capture_output=True, text=True, check=True)
+    return int(out.stdout.strip().splitlines()[-1]) / 1024
+
+
+def render(speeds, yeti_plain: float, before_a: dict, after_a: dict, memory_mb: float | None) -> str:
+    lines = [TITLE, "",
+             f"Measured by `benchmarks/bench_gm.py` at commit {commit()[:10]} (package {sim.__version__}, "
+             f"{platform.platform()}), against `benchmarks/baselines/gods_and_monsters.json` (the engine "
+             "before the kernel). One worker, skirmishes per CPU-second after a warm-up run.", "",
+             "| scenario | before /cpu-s | now /cpu-s | now / before |", "|---|---:|---:|---:|"]
+    for name, now, before in speeds:
+        lines.append(f"| {name} | {before:,.0f} | {now:,.0f} | {now / before:.2f}x |")
+    yeti_now = next(now for name, now, _ in speeds if name == "yeti")
+    lines += ["", f"Yeti, same process: engine {yeti_now:,.0f}/cpu-s, plain Python loop "
+                  f"{yeti_plain:,.0f}/cpu-s: engine / plain loop = {yeti_now / yeti_plain:.0f}x.", "",
+              "| analysis (one worker) | before CPU s | now CPU s | now / before |", "|---|---:|---:|---:|"]
+    for name, now in after_a.items():
+        old = before_a.get(name, {}).get("cpu_s", float("nan"))
+        lines.append(f"| {name} | {old:.2f} | {now['cpu_s']:.2f} | {now['cpu_s'] / old:.2f}x |")
+    if memory_mb is not None:
+        verdict = "within" if memory_mb < MEMORY_LIMIT_MB else "OVER"
+        lines += ["", f"Peak memory of {MEMORY_N:,} Yetis summary-only (`sim.run_summary`, one worker, "
+                      f"ru_maxrss of the process): {memory_mb:,.0f} MB, {verdict} the {MEMORY_LIMIT_MB:,} MB aim."]
+    return "\n".join(lines) + "\n"
+
+
+def write_section(section: str, out: Path = OUT) -> None:
+    """Replace the section (up to the next `## ` heading) or append it at the end."""
+    text = out.read_text(encoding="utf-8") if out.exists() else ""
+    if TITLE in text:
+        start = text.index(TITLE)
+        nxt = text.find("\n## ", start + len(TITLE))
+        text = text[:start] + section + (text[nxt + 1:] if nxt >= 0 else "")
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    out.write_text(text, encoding="utf-8")
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-n", type=int, default=100_000, help="skirmishes per scenario (the baseline's n)")
+    ap.add_argument("--plain-n", type=int, default=30_000)
+    ap.add_argument("--write", action="store_true", help=f"write the section into {OUT.relative_to(ROOT)}")
+    ap.add_argument("--no-memory", action="store_true", help="skip the 10,000,000-Yeti memory run")
+    args = ap.parse_args(argv)
+    base = json.loads(BASELINE.read_text())
+    speeds = engine_speeds(base, args.n)
+    section = render(speeds, plain_speed(args.plain_n), base.get("analysis", {}), analysis_times(),
+                     None if args.no_memory else peak_memory_mb())
+    print(section)
+    if args.write:
+        write_section(section)
+
+
+if __name__ == "__main__":
+    main()

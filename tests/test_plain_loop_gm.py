@@ -1,0 +1,152 @@
+"""The G&M engine against benchmarks/plain_loop_gm.py, an independent plain-Python loop
+that plays the readings of issue 18 (no -3 on a surprised combatant's roll to stay
+conscious in round 1; a target surprised in round 1 is not defending: +4 while unaware,
++10 while a sleeper sleeps, both on by default).
+
+Figures must agree within 4 standard errors of the difference. The tests marked xfail
+wait for the compiled engine with those fixes; the others hold today: they pin the
+loop's rules exactly, or compare where today's engine plays the same rules (the options
+set explicitly, and rolls to stay conscious that fail whatever the penalty).
+"""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+import sim
+from benchmarks import plain_loop_gm
+
+YETI = Path("scenarios/gods_and_monsters/yeti.yaml")
+SIGMAS = 4
+WAITS = pytest.mark.xfail(strict=True, reason="waits for the compiled G&M engine with the fixes")
+
+
+def agreement(path, n_engine: int, n_plain: int, seed: int) -> list[tuple[str, float, float, float]]:
+    """(figure, engine, plain, z) for each side's win rate, each combatant's down and fled
+    rates (where the runs saw variation) and mean rounds."""
+    plain = plain_loop_gm.play(path, n_plain, seed=seed)
+    r = sim.run(path, n=n_engine, seed=seed)
+    sk, cb = r.skirmishes, r.combatants
+    n_e, n_p = len(sk), plain["n"]
+    pairs = [(f"{side} wins", int((sk["winner"] == side).sum()), plain["wins"].get(side, 0))
+             for side in r.scenario.side_names]
+    for name, states in plain["states"].items():
+        mine = cb[cb["combatant"] == name]["final_state"]
+        pairs.append((f"{name} down", int((mine != "standing").sum()), n_p - states["standing"]))
+        pairs.append((f"{name} fled", int((mine == "fled").sum()), states["fled"]))
+    rows = []
+    for what, k_e, k_p in pairs:
+        pooled = (k_e + k_p) / (n_e + n_p)
+        if min(k_e + k_p, n_e + n_p - k_e - k_p) < 20:
+            continue  # (nearly) no variation: a rate of ~0 or ~1 says nothing
+        se = np.sqrt(pooled * (1 - pooled) * (1 / n_e + 1 / n_p))
+        rows.append((what, k_e / n_e, k_p / n_p, (k_e / n_e - k_p / n_p) / se))
+    rounds = sk["rounds"].to_numpy()
+    se = rounds.std(ddof=1) * np.sqrt(1 / n_e + 1 / n_p)
+    rows.append(("mean rounds", rounds.mean(), plain["mean_rounds"], (rounds.mean() - plain["mean_rounds"]) / se))
+    return rows
+
+
+def assert_agree(rows) -> None:
+    bad = [r for r in rows if abs(r[3]) > SIGMAS]
+    assert not bad, bad
+
+
+def write(tmp_path, data: dict) -> Path:
+    path = tmp_path / "scenario.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+@WAITS
+def test_plain_loop_agrees_with_the_fixed_engine_on_the_yeti():
+    # Today's engine differs here by about 8 standard errors (Charlotte, the monk without
+    # verve, is hit at +4 while surprised in round 1), so the mark cannot pass by chance.
+    assert_agree(agreement(YETI, n_engine=100_000, n_plain=40_000, seed=5))
+
+
+def frail_party(awareness: str, rules: dict) -> dict:
+    """The Yeti fight with a party of Fortitude 0: every roll to stay conscious fails with
+    or without the -3, so today's engine plays the loop's rules once the options are set."""
+    data = copy.deepcopy(yaml.safe_load(YETI.read_text(encoding="utf-8")))
+    data["rules"] = rules
+    for c in data["sides"]["party"]["combatants"]:
+        c.update(awareness=awareness, fortitude=0)
+    return data
+
+
+VARIANTS = {
+    "unaware": ("unaware", {"surprised_are_unaware": True, "sleepers_immobile": False}),
+    "asleep": ("asleep", {"surprised_are_unaware": True, "sleepers_immobile": True}),
+    "defending": ("unaware", {"surprised_are_unaware": False, "sleepers_immobile": False}),
+}
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_plain_loop_agrees_where_todays_engine_plays_its_rules(tmp_path, variant):
+    path = write(tmp_path, frail_party(*VARIANTS[variant]))
+    assert_agree(agreement(path, n_engine=60_000, n_plain=20_000, seed=6))
+
+
+def test_the_not_defending_bonus_moves_the_frail_party_fight(tmp_path):
+    # Guards the test above: the +4 of round 1 moves Charlotte's down rate by well over
+    # what that comparison (60,000 engine, 20,000 loop skirmishes) tolerates.
+    a = plain_loop_gm.play(write(tmp_path, frail_party(*VARIANTS["unaware"])), 20_000, seed=7)
+    b = plain_loop_gm.play(write(tmp_path, frail_party(*VARIANTS["defending"])), 20_000, seed=8)
+    da, db = (1 - r["states"]["Charlotte Kordé"]["standing"] / r["n"] for r in (a, b))
+    tolerance = SIGMAS * np.sqrt(db * (1 - db) * (1 / 60_000 + 1 / 20_000))
+    assert da - db > 1.5 * tolerance, (da, db, tolerance)
+
+
+# --- the round-1 rules, exactly -----------------------------------------------------
+
+def round_one(target: dict, rules: dict) -> dict:
+    """One round: a striker that hits a surprised target for 1 point on d20 <= 9 + its
+    round-1 bonus. An ordinary hit takes the target's only survival point, so it rolls
+    d20 <= 10 to stay conscious; a killing blow (-3 to hit) puts the point on injuries
+    instead, and the roll is d20 <= 10 - 1."""
+    striker = {"name": "striker", "survival": 50, "combat": 0, "weapons": [{"name": "club", "damage": 1}]}
+    victim = {"name": "victim", "survival": 1, "fortitude": 10, "willpower": 10, "defense": 2,
+              "perception": -20, "combat": -20, "weapons": [{"name": "club", "damage": 1}], **target}
+    return {"name": "round one", "ruleset": "gods_and_monsters", "rules": rules,
+            "sides": {"a": {"combatants": [striker]}, "b": {"combatants": [victim]}},
+            "run": {"skirmishes": 1000, "seed": 1, "max_rounds": 1}}
+
+
+# (awareness, explicit rules, d20 to hit it, d20 to stay conscious: neither takes a -3)
+ROUND_ONE = {
+    "unaware by default": ("unaware", {}, 9 + 4, 10),
+    "asleep by default": ("asleep", {}, 9 + 10 - 3, 10 - 1),
+    "asleep, not immobile": ("asleep", {"sleepers_immobile": False}, 9 + 4, 10),
+    "both off": ("unaware", {"surprised_are_unaware": False, "sleepers_immobile": False}, 9, 10),
+}
+
+
+def expected_down(to_hit: int, to_stay: int) -> float:
+    return to_hit / 20 * (1 - to_stay / 20)
+
+
+def assert_rate(k: int, n: int, p: float, what) -> None:
+    assert abs(k / n - p) <= SIGMAS * np.sqrt(p * (1 - p) / n), (what, k / n, p)
+
+
+@pytest.mark.parametrize("case", list(ROUND_ONE))
+def test_plain_loop_round_one_rules_exactly(tmp_path, case):
+    awareness, rules, *needs = ROUND_ONE[case]
+    n = 20_000
+    res = plain_loop_gm.play(write(tmp_path, round_one({"awareness": awareness}, rules)), n, seed=9)
+    assert_rate(n - res["states"]["victim"]["standing"], n, expected_down(*needs), case)
+
+
+@WAITS
+@pytest.mark.parametrize("case", ["unaware by default", "asleep by default"])
+def test_engine_round_one_rules_exactly(case):
+    awareness, rules, *needs = ROUND_ONE[case]
+    n = 20_000
+    cb = sim.run(round_one({"awareness": awareness}, rules), n=n, seed=10).combatants
+    victim = cb[cb["combatant"] == "victim"]
+    assert_rate(int((victim["final_state"] != "standing").sum()), n, expected_down(*needs), case)
