@@ -218,4 +218,28 @@ def report_frame(frame: pd.DataFrame, out_dir, meta: dict | None = None, title: 
     raise ValueError("not a sweep, tune, sensitivity or tournament table: columns " + ", ".join(map(str, frame.columns)))
 
 
+def analysis_figure(frame: pd.DataFrame, side: str | None = None):
+    """The report's main figure of any analysis table (sweep, tune, sensitivity,
+    tournament, compare), for a notebook: `analysis_figure(sweep(...))`."""
+    info = ad.analysis_info(frame)
+    if info.get("command") == "compare":
+        from sim.report.compare import difference_figure
+        return difference_figure(frame, "rate")
+    kind = ad.frame_kind(frame)
+    if kind == "sensitivity":
+        long = ad.sensitivity_layout(frame)
+        return af.tornado_figure(long, side or str(long["side"].iloc[0]))
+    if kind == "tournament":
+        return af.tournament_figure(ad.tournament_layout(frame, side), row_side=side)
+    if kind == "tune":
+        plain, param, who, target, answer, _ = ad.tune_layout(frame)
+        return af.tune_figure(plain, param, who, target, answer)
+    if kind == "sweep":
+        plain, params, sides = ad.sweep_layout(frame)
+        if len(params) == 2:
+            return af.sweep_heatmap(plain, params, side or sides[0])
+        return af.sweep_figure(plain, params, [side] if side else sides)
+    raise ValueError("not an analysis table: columns " + ", ".join(map(str, frame.columns)))
+
+
 frame_kind = ad.frame_kind
