@@ -33,14 +33,14 @@ def compare_win_figure(df: pd.DataFrame, labels, title: str | None = None):
 
     `df`: the comparison table (figure, key, kind, a, a_lo, a_hi, b, b_lo, b_hi)."""
     rows = df[df["key"].str.endswith(".win_rate") | ((df["key"] == "draw_rate") & ((df["a"] > 0) | (df["b"] > 0)))]
-    names = [f.replace(" win rate", "") for f in rows["figure"]]
+    names = [f.replace(" win rate", "").replace("draw rate", "draw") for f in rows["figure"]]
     fig, ax = new_figure(rows_height(2 * len(rows), extra=1.6, minimum=2.6))
     y = np.arange(len(rows))
     for i, (col, color, label) in enumerate(zip("ab", DESIGN_COLORS, _letters(labels))):
         v = rows[col].to_numpy(float) * 100
         lo, hi = rows[f"{col}_lo"].to_numpy(float) * 100, rows[f"{col}_hi"].to_numpy(float) * 100
         yy = y + (i - 0.5) * 0.38
-        ax.barh(yy, v, height=0.36, color=color, label=short(label, 40), hatch="//" if i else None,
+        ax.barh(yy, v, height=0.36, color=color, label=short(label, 60), hatch="//" if i else None,
                 edgecolor="white", lw=0.3)
         ax.errorbar(v, yy, xerr=whiskers(v, lo, hi), fmt="none", ecolor="black", capsize=3, lw=1)
         for yi, vi, h in zip(yy, v, hi):
@@ -105,7 +105,7 @@ def compare_length_figure(tables, labels, title: str | None = None):
         last = int(share.index[min(np.searchsorted(cum, 0.995 - 1e-12), len(cum) - 1)])
         cut = max(cut, last)
         ax.plot(share.index, share.to_numpy() * 100, color=color, ls=style, lw=2, marker="o", ms=3,
-                label=short(label, 40) + f" (mean {t.skirmishes['rounds'].mean():.2f} rounds)")
+                label=short(label, 60) + f" (mean {t.skirmishes['rounds'].mean():.2f} rounds)")
     ax.set_xlim(0.5, cut + 0.5)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.yaxis.set_major_formatter(PercentFormatter(decimals=0))
@@ -175,8 +175,9 @@ def compare_verdict(df: pd.DataFrame, labels, meta: dict) -> list[str]:
     else:
         how = (f"A has {na:,} skirmishes and B {nb:,}, so the differences are of independent runs "
                "(unpaired intervals, wider than a paired comparison would give).")
-    out = [f"A is {la}; B is {lb}" + (f" ({overrides_text(meta['b']['overrides'])})."
-                                        if meta["b"].get("overrides") else "."), how]
+    def changed(m):
+        return f" ({overrides_text(m['overrides'])})" if m.get("overrides") else ""
+    out = [f"A is {la}{changed(meta['a'])}; B is {lb}{changed(meta['b'])}.", how]
     for _, r in df[df["key"].str.endswith(".win_rate")].iterrows():
         side = r["figure"].replace(" win rate", "")
         clear = r["diff_lo"] > 0 or r["diff_hi"] < 0
@@ -223,10 +224,6 @@ def report_comparison(a, b, out_dir, figures: pd.DataFrame | None = None, labels
             sections.append(design_section(scen, t.meta.get("overrides"), title=f"What was played: {head}",
                                            anchor=f"design-{head[0].lower()}"))
     verdict = compare_verdict(df, labels, meta)
-    for t, letter in ((ta, "A"), (tb, "B")):
-        if t.meta.get("overrides"):
-            verdict.append(f"{letter} was played with {overrides_text(t.meta['overrides'])}.")
     title = title or f"Comparison: {labels[0]} (A) against {labels[1]} (B)"
-    sub = f"A = {la}; B = {lb}; {meta['skirmishes'][0]:,} skirmishes each" if meta["paired"] else \
-        f"A = {la}; B = {lb}"
+    sub = f"{la}; {lb}" + (f"; {meta['skirmishes'][0]:,} skirmishes each, paired" if meta["paired"] else "")
     return write_report(out_dir, title, [("", verdict)], sections, [(la, ta.meta), (lb, tb.meta)], subtitle=sub)

@@ -80,6 +80,16 @@ def _table_html(caption: str, frame: pd.DataFrame) -> str:
             f"<tbody>{''.join(rows)}</tbody></table></div>")
 
 
+def _compact(value) -> str:
+    """A provenance value in few lines: a mapping one `key: value` a line, anything else
+    as one line of JSON (a list of twenty numbers must not take twenty lines)."""
+    def one(v):
+        return json.dumps(v, default=str, ensure_ascii=False) if isinstance(v, (dict, list)) else str(v)
+    if isinstance(value, dict):
+        return "\n".join(f"{k}: {one(v)}" for k, v in value.items())
+    return one(value)
+
+
 def provenance_html(meta: dict) -> str:
     order = ["scenario", "scenario_file", "overrides", "scenario_hash", "ruleset", "seed", "skirmishes",
              "max_rounds", "rule_options", "package_version", "chunk_size", "scenario_text"]
@@ -91,7 +101,7 @@ def provenance_html(meta: dict) -> str:
             rows.append("<tr><th>scenario file as played</th><td><details><summary>show the YAML</summary>"
                         f"<pre>{html.escape(str(v))}</pre></details></td></tr>")
             continue
-        text = json.dumps(v, indent=1, default=str, ensure_ascii=False) if isinstance(v, (dict, list)) else str(v)
+        text = _compact(v)
         rows.append(f"<tr><th>{html.escape(k.replace('_', ' '))}</th><td><code>{html.escape(text)}</code></td></tr>")
     return f"<table class=\"prov\">{''.join(rows)}</table>"
 
