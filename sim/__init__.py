@@ -21,5 +21,13 @@ from sim.runner import run, RunResult  # noqa: E402
 from sim.trace import trace  # noqa: E402
 from sim.rundir import run_to_folder, run_summary, ChunkedResult  # noqa: E402
 
+
+def compare(a, b, **kwargs):
+    """Scenarios A and B on the same skirmishes, every figure with B - A and its paired
+    95% interval; see sim.analysis.compare.compare."""
+    from sim.analysis.compare import compare as compare_fn
+    return compare_fn(a, b, **kwargs)
+
+
 __all__ = ["ScenarioError", "load_scenario", "Scenario", "run", "RunResult", "trace", "__version__",
-           "run_to_folder", "run_summary", "ChunkedResult"]
+           "run_to_folder", "run_summary", "ChunkedResult", "compare"]

@@ -134,11 +134,13 @@ def summarize_aggregate(agg: Aggregate, scen, meta: dict) -> dict:
     draws = _rate(int(agg.winners[len(scen.side_names)]), n)
     unfinished = _rate(int(agg.winners[len(scen.side_names) + 1]), n)
     lengths = np.arange(len(agg.rounds_hist))
-    standing, dead, fled = (FINAL_STATES.index(x) for x in ("standing", "dead", "fled"))
+    dead, fled = (FINAL_STATES.index(x) for x in ("dead", "fled"))
     combatants = []
     for i, c in enumerate(scen.combatants):
         mean = {k: float(agg.sums[k][i] / n) if n else float("nan") for k in SUM_COLUMNS}
-        down = int(n - agg.states[i, standing])
+        # "down" is one thing everywhere (summary, reports, analyses): out of the fight by
+        # wounds, dead or unconscious. Fled combatants left on their feet and count apart.
+        down = int(agg.states[i, dead] + agg.states[i, FINAL_STATES.index("unconscious")])
         combatants.append({
             "name": c.name,
             "side": scen.side_names[c.side],
@@ -149,8 +151,7 @@ def summarize_aggregate(agg: Aggregate, scen, meta: dict) -> dict:
             "damage_taken": mean["damage_taken"],
             "down_rate": down / n if n else float("nan"),
             "down_ci95": _rate(down, n)["ci95"],
-            "fallen_rate": int(agg.states[i, dead] + agg.states[i, FINAL_STATES.index("unconscious")]) / n
-            if n else float("nan"),
+            "fallen_rate": down / n if n else float("nan"),  # the old name of down_rate, kept for readers of --json
             "dead_rate": int(agg.states[i, dead]) / n if n else float("nan"),
             "fled_rate": int(agg.states[i, fled]) / n if n else float("nan"),
         })

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -31,10 +32,21 @@ def common_options(f):
         click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object instead of text."),
         click.option("--report", "report_dir", type=click.Path(file_okay=False),
                      help="Also write an HTML report with figures into this folder."),
+        click.option("--quiet", "-q", is_flag=True,
+                     help="No progress bar (there is none anyway when stderr is not a terminal)."),
     ]
     for o in reversed(opts):
         f = o(f)
     return f
+
+
+@contextmanager
+def bar(command: str, scenario, quiet: bool):
+    """A progress bar on stderr for a long analysis; its total arrives once the
+    analysis has built its variants (sim.progress.expect)."""
+    from sim.progress import progress_bar
+    with progress_bar(None, desc=f"{command} {Path(str(scenario)).stem}", quiet=quiet) as update:
+        yield update
 
 
 def write_out(df: pd.DataFrame, out: str | None, as_json: bool, extra: dict | None = None,
@@ -103,11 +115,14 @@ def parse_vary(items) -> dict:
 @click.option("--max", "max_n", type=click.IntRange(min=1), default=1_000_000, show_default=True,
               help="With --precision: stop at this many skirmishes per variant.")
 @common_options
-def sweep(scenario, vary, precision, max_n, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir):
+def sweep(scenario, vary, precision, max_n, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir,
+          quiet):
     """Run a grid of variants of SCENARIO on common random numbers, one row per variant."""
     from sim.analysis import sweep as sweep_fn
-    df = sweep_fn(scenario, parse_vary(vary) or None, n=skirmishes, seed=seed, jobs=jobs, max_rounds=max_rounds,
-                  overrides=parse_sets(sets), precision=precision, max_skirmishes=max_n if precision else None)
+    with bar("sweep", scenario, quiet) as update:
+        df = sweep_fn(scenario, parse_vary(vary) or None, n=skirmishes, seed=seed, jobs=jobs, max_rounds=max_rounds,
+                      overrides=parse_sets(sets), precision=precision, max_skirmishes=max_n if precision else None,
+                      progress=update)
     write_out(df, out, as_json, report_dir=report_dir)
     if as_json:
         return emit_json("sweep", df)
@@ -135,14 +150,16 @@ def sweep(scenario, vary, precision, max_n, skirmishes, seed, jobs, max_rounds, 
 @click.option("--max", "max_n", type=click.IntRange(min=1),
               help="Most skirmishes for one value while its interval still contains the target (default 8 x -n).")
 @common_options
-def tune(scenario, param, target, rng, max_n, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir):
+def tune(scenario, param, target, rng, max_n, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir,
+         quiet):
     """Find the value of PATH that gives a side the target win rate (bisection, paired runs)."""
     from sim.analysis import tune as tune_fn
     from sim.analysis.tune import parse_target, parse_tune_range
     side, rate = parse_target(target)
     lo, hi = parse_tune_range(rng)
-    df = tune_fn(scenario, param, side, rate, lo, hi, n=skirmishes or 20000, seed=seed, jobs=jobs,
-                 max_rounds=max_rounds, overrides=parse_sets(sets), max_skirmishes=max_n)
+    with bar("tune", scenario, quiet) as update:
+        df = tune_fn(scenario, param, side, rate, lo, hi, n=skirmishes or 20000, seed=seed, jobs=jobs,
+                     max_rounds=max_rounds, overrides=parse_sets(sets), max_skirmishes=max_n, progress=update)
     write_out(df, out, as_json, report_dir=report_dir)
     if as_json:
         return emit_json("tune", df)
@@ -162,11 +179,12 @@ def tune(scenario, param, target, rng, max_n, skirmishes, seed, jobs, max_rounds
 @click.option("--combatant", "combatants", multiple=True, metavar="NAME",
               help="Only this combatant's stats (repeatable; default all).")
 @common_options
-def sensitivity(scenario, combatants, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir):
+def sensitivity(scenario, combatants, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir, quiet):
     """Stat weights: each numeric stat one step up and down, paired change in win rates, ranked."""
     from sim.analysis import sensitivity as sens_fn
-    df = sens_fn(scenario, list(combatants) or None, n=skirmishes or 20000, seed=seed, jobs=jobs,
-                 max_rounds=max_rounds, overrides=parse_sets(sets))
+    with bar("sensitivity", scenario, quiet) as update:
+        df = sens_fn(scenario, list(combatants) or None, n=skirmishes or 20000, seed=seed, jobs=jobs,
+                     max_rounds=max_rounds, overrides=parse_sets(sets), progress=update)
     write_out(df, out, as_json, report_dir=report_dir)
     if as_json:
         return emit_json("sensitivity", df)
@@ -188,7 +206,7 @@ def sensitivity(scenario, combatants, skirmishes, seed, jobs, max_rounds, sets, 
                    "YAML/JSON: '[random, {target: focus, flee_below: 0.5}]' or '{brave: {flee_below: 0}, "
                    "timid: {flee_below: 0.5}}'. Repeat per side; unlisted sides keep their policy.")
 @common_options
-def tournament(scenario, policies, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir):
+def tournament(scenario, policies, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir, quiet):
     """Every pairing of the listed policies: win-rate matrices, best responses, robustness."""
     from sim.analysis import best_responses, matrix, tournament as tour_fn, verdicts
     from sim.analysis.tournament import parse_policy_list
@@ -198,8 +216,9 @@ def tournament(scenario, policies, skirmishes, seed, jobs, max_rounds, sets, out
             raise ScenarioError(f"--policies '{item}' needs the form SIDE=POLICIES, e.g. party=random,weakest.")
         side, text = item.split("=", 1)
         spec.setdefault(side.strip(), []).extend(parse_policy_list(text, side.strip()))
-    df = tour_fn(scenario, spec, n=skirmishes or 20000, seed=seed, jobs=jobs, max_rounds=max_rounds,
-                 overrides=parse_sets(sets))
+    with bar("tournament", scenario, quiet) as update:
+        df = tour_fn(scenario, spec, n=skirmishes or 20000, seed=seed, jobs=jobs, max_rounds=max_rounds,
+                     overrides=parse_sets(sets), progress=update)
     br = best_responses(df)
     says = verdicts(df)
     write_out(df, out, as_json, {"verdicts": says, "best_responses": records(br)}, report_dir=report_dir)
@@ -221,6 +240,58 @@ def tournament(scenario, policies, skirmishes, seed, jobs, max_rounds, sets, out
     click.echo("")
     for s in says:
         click.echo(s)
+
+
+@main.command()
+@click.argument("scenario_a")
+@click.argument("scenario_b")
+@click.option("--set-b", "sets_b", multiple=True, metavar="PATH=VALUE",
+              help="Override a value in B only (after --set), e.g. compare a file with a changed copy of itself.")
+@common_options
+def compare(scenario_a, scenario_b, sets_b, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir,
+            quiet):
+    """Play SCENARIO_A and SCENARIO_B on the same skirmishes (common random numbers) and
+    give every figure of both with B - A and its paired 95% interval."""
+    from sim.analysis.compare import compare_results, play_pair
+    with bar("compare", scenario_a, quiet) as update:
+        ra, rb = play_pair(scenario_a, scenario_b, n=skirmishes or 20000, seed=seed, jobs=jobs,
+                           max_rounds=max_rounds, overrides=parse_sets(sets), overrides_b=parse_sets(sets_b),
+                           progress=update)
+    df = compare_results(ra, rb)
+    if report_dir:
+        from sim.report.compare import report_comparison
+        page = report_comparison(ra, rb, report_dir, figures=df)
+        if not as_json:
+            click.echo(f"wrote {page}", err=True)
+    write_out(df, out, as_json)
+    if as_json:
+        return emit_json("compare", df)
+    click.echo(compare_text(df))
+
+
+def compare_text(df: pd.DataFrame) -> str:
+    meta = df.attrs["analysis"]
+    (la, lb), (na, _) = meta["labels"], meta["skirmishes"]
+    seed = meta["a"].get("seed", "?")
+    how = ("same seed and skirmish index (common random numbers), paired" if meta["paired"]
+           else "runs of different sizes, unpaired")
+    lines = [f"A = {la}", f"B = {lb}", f"{na:,} skirmishes each, seed {seed}; B - A by {how}, 95% intervals.", ""]
+    width = max(len(f) for f in df["figure"]) + 2
+    lines.append(f"  {'':<{width}}{'A':>26}{'B':>26}   B - A")
+    for _, r in df.iterrows():
+        if r["kind"] == "rate":
+            a, b = interval(r["a"], r["a_lo"], r["a_hi"]), interval(r["b"], r["b_lo"], r["b_hi"])
+            d = signed(r["diff"], r["diff_lo"], r["diff_hi"])
+        else:
+            a, b = mean_interval(r["a"], r["a_lo"], r["a_hi"]), mean_interval(r["b"], r["b_lo"], r["b_hi"])
+            d = "" if math.isnan(r["diff"]) else f"{r['diff']:+6.2f} [{r['diff_lo']:+6.2f} .. {r['diff_hi']:+6.2f}]"
+        lines.append(f"  {r['figure']:<{width}}{a:>26}{b:>26}   {d}")
+    lines += ["", "down = dead or unconscious at the end; fled is counted apart. pts = percentage points."]
+    return "\n".join(lines)
+
+
+def mean_interval(m, lo, hi) -> str:
+    return "   -  " if math.isnan(m) else f"{m:6.2f} [{lo:6.2f} .. {hi:6.2f}]"
 
 
 def _add_adaptive_run() -> None:

@@ -32,7 +32,7 @@ def _analysis_frame(path: Path):
     return (frame, meta) if frame_kind(frame) else None
 
 
-def write_cli_report(results, out_dir, title=None) -> Path:
+def write_cli_report(results, out_dir, title=None, stacked: bool = False) -> Path:
     """What `skirmish report` does, as a function (paths in, index.html path out)."""
     from sim.report import load_tables, report_frame, report_results
     tables, frames = [], []
@@ -50,6 +50,9 @@ def write_cli_report(results, out_dir, title=None) -> Path:
     if frames:
         frame, meta = frames[0]
         return report_frame(frame, out_dir, meta=meta, title=title)
+    if len(tables) == 2 and not stacked:
+        from sim.report.compare import report_comparison
+        return report_comparison(tables[0], tables[1], out_dir, title=title)
     return report_results(tables, out_dir, title=title)
 
 
@@ -58,9 +61,11 @@ def write_cli_report(results, out_dir, title=None) -> Path:
 @click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Folder for index.html and the figures (PNG and SVG); created if missing.")
 @click.option("--title", help="Heading of the report (default: the scenario's name).")
-def report(results, out_dir, title):
+@click.option("--stacked", is_flag=True, help="Two runs: one report after the other instead of the comparison page.")
+def report(results, out_dir, title, stacked):
     """Write a self-contained HTML report (plus PNG and SVG figures) of RESULTS:
     outcome tables from `skirmish run --out X.parquet` (X.parquet, X.skirmishes.parquet
-    or a folder of them), or one saved sweep, tune, sensitivity or tournament table."""
-    index = write_cli_report(results, out_dir, title)
+    or a folder of them), or one saved sweep, tune, sensitivity or tournament table.
+    Two runs give a comparison page: A (the first) against B, every figure with B - A."""
+    index = write_cli_report(results, out_dir, title, stacked)
     click.echo(f"wrote {index}", err=True)

@@ -53,17 +53,18 @@ def summary_text(result) -> str:
                   f"90% within {r['p90']:.0f}, longest {r['max']}", ""]
     width = max(len("combatant"), *(len(c["name"]) for c in s["combatants"])) + 2
     lines.append(f"  {'combatant':<{width}}{'side':<12}{'attacks':>8}{'hits':>7}{'hit%':>7}"
-                 f"{'dealt':>8}{'taken':>8}{'fallen%':>9}{'fled%':>7}")
+                 f"{'dealt':>8}{'taken':>8}{'down%':>7}{'fled%':>7}")
     for c in s["combatants"]:
         hr = f"{100 * c['hit_rate']:.0f}" if c["hit_rate"] is not None else "-"
         lines.append(f"  {c['name']:<{width}}{c['side']:<12}{c['attacks']:>8.2f}{c['hits']:>7.2f}{hr:>7}"
                      f"{c['damage_dealt']:>8.2f}{c['damage_taken']:>8.2f}"
-                     f"{100 * c['fallen_rate']:>9.1f}{100 * c['fled_rate']:>7.1f}")
+                     f"{100 * c['down_rate']:>7.1f}{100 * c['fled_rate']:>7.1f}")
     if s["provenance"].get("stalled_skirmishes"):
         from sim.engine import stall_message
         lines += ["", "Note: " + stall_message(s["provenance"]["stalled_skirmishes"])]
     lines += ["", "attacks, hits and damage are means per skirmish; damage counts what was rolled, "
-                  "not capped at what the target had left; fallen = unconscious or dead at the end.",
+                  "not capped at what the target had left; down = unconscious or dead at the end "
+                  "(fled counted apart).",
               f"scenario hash {s['provenance']['scenario_hash']}, package {s['provenance']['package_version']}"]
     return "\n".join(lines)
 

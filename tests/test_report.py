@@ -41,7 +41,8 @@ def test_combatant_table_exact():
     c = combatant_table(two_fights()).set_index("combatant")
     assert c.loc["r1", "hit_rate"] == pytest.approx(3 / 5)
     assert c.loc["r1", "damage_dealt"] == pytest.approx(4.5)
-    assert c.loc["r2", "down_rate"] == 1.0 and c.loc["r2", "fled_rate"] == 0.5
+    # r2 went down once and fled once: down counts only the fall, fled is apart
+    assert c.loc["r2", "down_rate"] == 0.5 and c.loc["r2", "fled_rate"] == 0.5
     assert c.loc["b1", "dead_rate"] == 0.5 and c.loc["b1", "standing_rate"] == 0.5
     # r1 dealt 9 of red's 10 points of damage over both fights
     assert c.loc["r1", "share_of_side_damage"] == pytest.approx(0.9)

@@ -6,11 +6,12 @@ rule_options and package_version. The `skirmish` commands sweep, tune, sensitivi
 and tournament are thin wrappers over these (sim/cli_analysis.py).
 """
 from sim.analysis.adaptive import run_adaptive, widest_half_width
+from sim.analysis.compare import compare, compare_results
 from sim.analysis.common import PROVENANCE_COLUMNS, paired_diff, play_variants, win_matrix
 from sim.analysis.sensitivity import sensitivity
 from sim.analysis.sweep import sweep
 from sim.analysis.tournament import best_responses, matrix, tournament, verdicts
 from sim.analysis.tune import tune
 
-__all__ = ["run_adaptive", "widest_half_width", "PROVENANCE_COLUMNS", "paired_diff", "play_variants",
+__all__ = ["compare", "compare_results", "run_adaptive", "widest_half_width", "PROVENANCE_COLUMNS", "paired_diff", "play_variants",
            "win_matrix", "sensitivity", "sweep", "tournament", "matrix", "best_responses", "verdicts", "tune"]

@@ -18,6 +18,7 @@ import pandas as pd
 
 import sim
 from sim.errors import ScenarioError
+from sim.progress import expect
 from sim.runner import CHUNK_SIZE, RunResult, build_result, play_chunk
 from sim.scenario import Scenario, load_scenario
 from sim.stats import Z95, wilson
@@ -53,11 +54,20 @@ def _tasks(scen: Scenario, sizes: list[int], first_chunk: int, seed: int, max_ro
     return [(data_json, scen.source, first_chunk + i, size, seed, max_rounds, crn) for i, size in enumerate(sizes)]
 
 
-def _execute(tasks: list, jobs: int):
+def _execute(tasks: list, jobs: int, progress=None):
+    """Play the chunk tasks; `progress(k)` hears of each chunk's k skirmishes as it ends."""
     if jobs == 1 or len(tasks) <= 1:
-        return [play_chunk(*t) for t in tasks]
-    from joblib import Parallel, delayed
-    return Parallel(n_jobs=jobs, backend="loky")(delayed(play_chunk)(*t) for t in tasks)
+        finished = (play_chunk(*t) for t in tasks)
+    else:
+        from joblib import Parallel, delayed
+        finished = Parallel(n_jobs=jobs, backend="loky", return_as="generator")(
+            delayed(play_chunk)(*t) for t in tasks)
+    outs = []
+    for task, out in zip(tasks, finished):
+        outs.append(out)
+        if progress is not None:
+            progress(task[3])
+    return outs
 
 
 def half_width(k: int, n: int) -> float:
@@ -94,7 +104,8 @@ class Played:
 
 def play_variants(variants: list[Scenario], n: int | None = None, seed: int | None = None, jobs: int = 1,
                   max_rounds: int | None = None, crn: bool = True, precision: float | None = None,
-                  max_skirmishes: int | None = None, step: int | None = None, reduce=None) -> Played:
+                  max_skirmishes: int | None = None, step: int | None = None, reduce=None,
+                  progress=None) -> Played:
     """Play every variant on the same skirmishes (same seed and chunks, common random numbers).
 
     With `precision`, play `step` skirmishes (default one chunk) per variant, then keep
@@ -107,6 +118,9 @@ def play_variants(variants: list[Scenario], n: int | None = None, seed: int | No
     win indicators): without precision, variants are then played a few at a time and
     their outcome tables dropped, so a sensitivity scan of a hundred variants does not
     hold a hundred outcome tables in memory.
+
+    `progress` (see sim.progress) hears of every finished chunk; with `precision` the
+    total is announced step by step, as each step's size is decided.
     """
     keep = reduce or (lambda r: r)
     if not variants:
@@ -117,12 +131,13 @@ def play_variants(variants: list[Scenario], n: int | None = None, seed: int | No
         from sim.runner import chunk_sizes
         sizes = chunk_sizes(n)
         k = len(sizes)
+        expect(progress, n * len(variants))
         group = len(variants) if reduce is None else max(1, -(-2 * jobs // k))
         results = []
         for g in range(0, len(variants), group):
             batch = variants[g:g + group]
             tasks = [t for v in batch for t in _tasks(v, sizes, 0, seed, max_rounds, crn)]
-            outs = _execute(tasks, jobs)
+            outs = _execute(tasks, jobs, progress)
             results += [keep(build_result(v, outs[i * k:(i + 1) * k], seed, max_rounds)) for i, v in enumerate(batch)]
         return Played(results, seed, max_rounds, 1, n)
 
@@ -144,7 +159,8 @@ def play_variants(variants: list[Scenario], n: int | None = None, seed: int | No
         while sum(sizes) < want:
             sizes.append(min(step, want - sum(sizes)))
         tasks = [t for v in variants for t in _tasks(v, sizes, chunk, seed, max_rounds, crn)]
-        outs = _execute(tasks, jobs)
+        expect(progress, (played + sum(sizes)) * len(variants))
+        outs = _execute(tasks, jobs, progress)
         k = len(sizes)
         for i in range(len(variants)):
             outcomes[i].extend(outs[i * k:(i + 1) * k])

@@ -98,7 +98,8 @@ def stat_blocks(scen, combatants: list[str] | None = None) -> list[tuple[str, in
 
 
 def sensitivity(scenario, combatants: list[str] | None = None, n: int | None = 20000, seed: int | None = None,
-                jobs: int = 1, max_rounds: int | None = None, overrides: dict | None = None) -> pd.DataFrame:
+                jobs: int = 1, max_rounds: int | None = None, overrides: dict | None = None,
+                progress=None) -> pd.DataFrame:
     """For every numeric stat of the chosen combatants (default: all), the paired change in
     each side's win rate when it goes one step up and one step down.
 
@@ -117,7 +118,7 @@ def sensitivity(scenario, combatants: list[str] | None = None, n: int | None = 2
     for c in changes:
         variants.append(variant(base, {c[3]: c[5]}))
     played = play_variants(variants, n=n, seed=seed, jobs=jobs, max_rounds=max_rounds, crn=True,
-                           reduce=win_matrix)
+                           reduce=win_matrix, progress=progress)
     wins = played.results
     sides = base.side_names
     rows = []

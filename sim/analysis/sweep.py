@@ -54,7 +54,7 @@ def grid(vary: dict[str, list]) -> list[dict]:
 
 def sweep(scenario, vary: dict | None = None, n: int | None = None, seed: int | None = None, jobs: int = 1,
           max_rounds: int | None = None, overrides: dict | None = None, precision: float | None = None,
-          max_skirmishes: int | None = None, crn: bool = True) -> pd.DataFrame:
+          max_skirmishes: int | None = None, crn: bool = True, progress=None) -> pd.DataFrame:
     """Run every combination of `vary` ({path: values or "0..6" or "d6,d8"}; default: the
     scenario's `sweep:` block) on the same skirmishes.
 
@@ -62,7 +62,7 @@ def sweep(scenario, vary: dict | None = None, n: int | None = None, seed: int | 
     with its 95% interval (`<side>.win_rate/.win_lo/.win_hi`, draws, unfinished, rounds,
     per-combatant down rate), paired differences of each side's win rate to the first
     variant (`<side>.diff_base[_lo/_hi]`) and to the previous value of the last varied
-    path (`<side>.diff_prev[_lo/_hi]`), and the provenance columns.
+    path (`<side>.diff_prev[_lo/_hi]`), and the provenance columns. `progress`: see sim.progress.
     """
     base = as_scenario(scenario, overrides)
     if vary is None:
@@ -83,7 +83,7 @@ def sweep(scenario, vary: dict | None = None, n: int | None = None, seed: int | 
     variants = [variant(base, point) for point in points]
     played = play_variants(variants, n=n, seed=seed, jobs=jobs, max_rounds=max_rounds, crn=crn,
                            precision=precision, max_skirmishes=max_skirmishes,
-                           reduce=lambda r: (rate_columns(r), win_matrix(r)))
+                           reduce=lambda r: (rate_columns(r), win_matrix(r)), progress=progress)
     sides = base.side_names
     wins = [w for _, w in played.results]
     paths = list(vary)

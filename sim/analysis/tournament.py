@@ -69,7 +69,8 @@ def resolve_policies(scen, side: str, items: list) -> list[tuple[str, dict]]:
 
 
 def tournament(scenario, policies: dict[str, list], n: int | None = 20000, seed: int | None = None,
-               jobs: int = 1, max_rounds: int | None = None, overrides: dict | None = None) -> pd.DataFrame:
+               jobs: int = 1, max_rounds: int | None = None, overrides: dict | None = None,
+               progress=None) -> pd.DataFrame:
     """Play every combination of the listed policies (one list per side; sides not listed keep
     their scenario policy) on common random numbers.
 
@@ -96,7 +97,8 @@ def tournament(scenario, policies: dict[str, list], n: int | None = 20000, seed:
                 ov[f"sides.{side}.policy"] = {**own, **spec}
         variants.append(variant(base, ov))
     played = play_variants(variants, n=n, seed=seed, jobs=jobs, max_rounds=max_rounds, crn=True,
-                           reduce=lambda r: (win_matrix(r), int((r.skirmishes["winner"] == "draw").sum())))
+                           reduce=lambda r: (win_matrix(r), int((r.skirmishes["winner"] == "draw").sum())),
+                           progress=progress)
     rows = []
     for combo, scen, (w, draws) in zip(combos, variants, played.results):
         row = {f"policy.{side}": label for side, (label, _) in zip(base.side_names, combo)}
@@ -169,7 +171,8 @@ def verdicts(df: pd.DataFrame) -> list[str]:
         else:
             best = df.loc[[df[rate].idxmax()]]
         lo_row, hi_row = best.loc[best[rate].idxmin()], best.loc[best[rate].idxmax()]
-        opp = lambda r: ", ".join(f"{s} {r[f'policy.{s}']}" for s in others) or "-"
+        def opp(r, others=others):
+            return ", ".join(f"{s} {r[f'policy.{s}']}" for s in others) or "-"
         worst_case = df.groupby(f"policy.{side}", sort=False)[rate].min()
         robust = worst_case.idxmax()
         text = (f"The {side}'s win rate ranges from {lo_row[rate]:.1%} (against {opp(lo_row)}) to "

@@ -19,6 +19,7 @@ from sim.analysis.common import (as_scenario, check_side, frame, paired_diff, pr
                                  win_matrix, _execute, _run_settings, _tasks)
 from sim.errors import ScenarioError
 from sim.overrides import get_path, parse_range
+from sim.progress import expect
 from sim.runner import build_result, chunk_sizes
 from sim.stats import wilson
 
@@ -45,8 +46,9 @@ def parse_target(text: str) -> tuple[str, float]:
 class _Evaluator:
     """Win indicators per value, played in blocks of the same chunks for every value."""
 
-    def __init__(self, base, param, seed, n, jobs, max_rounds, max_skirmishes):
+    def __init__(self, base, param, seed, n, jobs, max_rounds, max_skirmishes, progress=None):
         self.base, self.param, self.seed, self.jobs, self.max_rounds = base, param, seed, jobs, max_rounds
+        self.progress, self.asked = progress, 0
         self.block = chunk_sizes(n)
         self.max = max(int(max_skirmishes), n)
         self.scen: dict[int, object] = {}
@@ -64,7 +66,10 @@ class _Evaluator:
         tasks = []
         for b in range(done, done + blocks):
             tasks += _tasks(self.scen[v], self.block, b * len(self.block), self.seed, self.max_rounds, True)
-        self.outs[v].extend(_execute(tasks, self.jobs))
+        # The search decides as it goes how much to play, so the bar's total grows with it.
+        self.asked += sum(t[3] for t in tasks)
+        expect(self.progress, self.asked)
+        self.outs[v].extend(_execute(tasks, self.jobs, self.progress))
 
     def equalize(self, values: list[int]) -> None:
         """Play each value on as many blocks as the most-played of them (same skirmishes)."""
@@ -103,7 +108,7 @@ class _Evaluator:
 
 def tune(scenario, param: str, side: str, target: float, lo: int | None = None, hi: int | None = None,
          n: int | None = 20000, seed: int | None = None, jobs: int = 1, max_rounds: int | None = None,
-         overrides: dict | None = None, max_skirmishes: int | None = None) -> pd.DataFrame:
+         overrides: dict | None = None, max_skirmishes: int | None = None, progress=None) -> pd.DataFrame:
     """Find the integer value of `param` in lo..hi that gives `side` a win rate closest to `target`.
 
     Returns one row per value played (sorted by value) with the side's win rate and
@@ -133,7 +138,7 @@ def tune(scenario, param: str, side: str, target: float, lo: int | None = None, 
     if hi <= lo:
         raise ScenarioError(f"the range {lo}..{hi} needs at least two values.", path=param)
     n, seed, max_rounds = _run_settings(base, n, seed, max_rounds)
-    ev = _Evaluator(base, param, seed, n, jobs, max_rounds, max_skirmishes if max_skirmishes else 8 * n)
+    ev = _Evaluator(base, param, seed, n, jobs, max_rounds, max_skirmishes if max_skirmishes else 8 * n, progress)
 
     # Check each value's variant is valid before playing (e.g. survival 0 is not allowed).
     for v in (lo, hi):
@@ -213,8 +218,8 @@ def _table(base, ev: _Evaluator, param, side, s, target, lo, hi, answer, status)
         row = {"value": v, "role": role, "skirmishes": len(w)}
         for j, name in enumerate(base.side_names):
             kk = int(w[:, j].sum())
-            l, h = wilson(kk, len(w))
-            row[f"{name}.win_rate"], row[f"{name}.win_lo"], row[f"{name}.win_hi"] = kk / len(w), float(l), float(h)
+            lo_j, hi_j = wilson(kk, len(w))
+            row[f"{name}.win_rate"], row[f"{name}.win_lo"], row[f"{name}.win_hi"] = kk / len(w), float(lo_j), float(hi_j)
         row["diff_vs_answer"], row["diff_vs_answer_lo"], row["diff_vs_answer_hi"] = d
         row.update({"param": param, "target_side": side, "target": target, "status": status,
                     "on_target": bool(plo <= target <= phi), "message": message})

@@ -14,6 +14,7 @@ from sim.report import adapt as ad
 from sim.report import analysis_figures as af
 from sim.report import figures as rf
 from sim.report import verdict as vd
+from sim.report.designs import design_section, overrides_text, scenario_of
 from sim.report.html import Section, slug, write_report
 from sim.report.tables import (RunTables, combatant_table, length_table, load_tables, survival_table,
                                win_table)
@@ -40,8 +41,22 @@ def combatant_summary(table: pd.DataFrame) -> pd.DataFrame:
         "damage taken / fight": table["damage_taken"].round(2),
         "share of side's damage %": p("share_of_side_damage"),
         "down %": p("down_rate"), "dead %": p("dead_rate"), "unconscious %": p("unconscious_rate"),
-        "fled %": p("fled_rate"),
+        "fled %": p("fled_rate"),  # apart from down, as in the run summary
     })
+
+
+def rate_table(plain: pd.DataFrame, params, sides, extra=()) -> pd.DataFrame:
+    """A table of variants as a person reads it: short names of the varied values, and
+    per side the win rate in % with its 95% interval (one decimal everywhere)."""
+    out = pd.DataFrame({af.path_label(p): plain[p].to_numpy() for p in params})
+    for s in sides:
+        rate, lo, hi = (100 * plain[f"{s}_{c}"].to_numpy(float) for c in ("win_rate", "ci_lo", "ci_hi"))
+        out[f"{s} wins %"] = rate
+        out[f"{s} 95% interval"] = [f"{a:.1f} – {b:.1f}%" for a, b in zip(lo, hi)]
+    for col in extra:
+        if col in plain.columns:
+            out[col] = plain[col].to_numpy()
+    return out
 
 
 def run_sections(t: RunTables, prefix: str = "", level: int = 2) -> tuple[list[str], list[Section]]:
@@ -62,9 +77,15 @@ def run_sections(t: RunTables, prefix: str = "", level: int = 2) -> tuple[list[s
                  (prefix + "down-rates", rf.down_rate_figure(table))],
                 [("Per combatant, per fight", combatant_summary(table))], level=level),
     ]
+    scen = scenario_of(t)
+    if scen is not None:
+        sections.append(design_section(scen, t.meta.get("overrides"), level=level))
     for sec in sections:
         sec.anchor = prefix + slug(sec.title)
-    return vd.run_verdict(t, wins, table), sections
+    verdict = vd.run_verdict(t, wins, table)
+    if t.meta.get("overrides"):
+        verdict.append("Played with " + overrides_text(t.meta["overrides"]) + ", not the file as saved.")
+    return verdict, sections
 
 
 def report_results(results, out_dir, title: str | None = None) -> Path:
@@ -111,10 +132,9 @@ def report_sweep(frame: pd.DataFrame, out_dir, params=None, sides=None, target: 
         figs = [(f"sweep-{slug(s)}", af.sweep_heatmap(plain, params, s)) for s in sides]
     else:
         figs = [("sweep", af.sweep_figure(plain, params, sides, target=target))]
-    table = plain[[*params, *[c for s in sides for c in (f"{s}_win_rate", f"{s}_ci_lo", f"{s}_ci_hi")]]]
     sec = Section("Win rate against the varied value" + ("s" if len(params) > 1 else ""),
                   ["Each point is one variant of the scenario; bands and ± give the 95% interval."],
-                  figs, [("Variants", table.round(4))])
+                  figs, [("Variants", rate_table(plain, params, sides))])
     title = title or "Sweep: " + " × ".join(af.path_label(p) for p in params)
     return write_report(out_dir, title, [("", vd.sweep_verdict(plain, params, sides, target))], [sec],
                         [("", ad.provenance_of(frame, meta))])
@@ -124,10 +144,9 @@ def report_tune(frame: pd.DataFrame, out_dir, meta: dict | None = None, title: s
     """Report on sim.analysis.tune's table: the values played, the target and the answer."""
     plain, param, side, target, answer, message = ad.tune_layout(frame)
     fig = af.tune_figure(plain, param, side, target, answer)
-    cols = [param, f"{side}_win_rate", f"{side}_ci_lo", f"{side}_ci_hi"] + (["role"] if "role" in plain else [])
     sec = Section("Values tried", [f"Every value of {af.path_label(param)} the search played, with {side}'s "
                                     "win rate and its 95% interval."],
-                  [("tune", fig)], [("Values played", plain[cols].round(4))])
+                  [("tune", fig)], [("Values played", rate_table(plain, [param], [side], extra=["role"]))])
     verdict = [message] if message else []
     verdict += vd.sweep_verdict(plain, [param], [side], target)[1:]
     return write_report(out_dir, title or f"Tune: {af.path_label(param)}", [("", verdict)], [sec],
@@ -143,10 +162,27 @@ def report_sensitivity(frame: pd.DataFrame, out_dir, side: str | None = None, me
     figs = [(f"tornado-{slug(s)}", af.tornado_figure(long, s)) for s in sides]
     sec = Section("Which stats matter most",
                   ["How far one step up or down in each stat moves the win rate, biggest first."],
-                  figs, [("Changes in win rate (shares)", long.round(4))])
+                  figs, [("Changes in win rate, percentage points", change_table(long))])
     verdict = [(f"For {s}" if len(sides) > 1 else "", vd.sensitivity_verdict(long, s)) for s in sides]
     return write_report(out_dir, title or "Sensitivity: which stats move the win rate", verdict, [sec],
                         [("", ad.provenance_of(frame, meta))])
+
+
+def change_table(long: pd.DataFrame) -> pd.DataFrame:
+    """Sensitivity rows as a person reads them: the stat's short name, the step, and the
+    change in win rate in percentage points with its 95% interval."""
+    lo, hi = 100 * long["ci_lo"].to_numpy(float), 100 * long["ci_hi"].to_numpy(float)
+    return pd.DataFrame({"stat": [af.path_label(s) for s in long["stat"]], "step": long["step"].to_numpy(),
+                         "whose win rate": long["side"].astype(str).to_numpy(),
+                         "change (pts, %)": 100 * long["delta"].to_numpy(float),
+                         "95% interval (pts)": [f"{a:+.1f} to {b:+.1f}" for a, b in zip(lo, hi)]})
+
+
+def percent_matrix(m: pd.DataFrame) -> pd.DataFrame:
+    """Win-rate matrix in % (columns marked so, and so printed to one decimal)."""
+    out = (m * 100).rename(columns=lambda c: f"{c} %")
+    out.index.name = m.index.name or "policy"
+    return out.reset_index()
 
 
 def report_tournament(frame: pd.DataFrame, out_dir, row_side: str | None = None, meta: dict | None = None,
@@ -159,7 +195,7 @@ def report_tournament(frame: pd.DataFrame, out_dir, row_side: str | None = None,
     fig = af.tournament_figure(long, row_side=who)
     sec = Section("Policy against policy", [f"Cells give how often {who} wins when its policy (row) meets "
                                              "the opposing policy (column)."],
-                  [("tournament", fig)], [("Win rates of the row side, %", (m * 100).round(1).reset_index())])
+                  [("tournament", fig)], [("Win rates of the row side, %", percent_matrix(m))])
     return write_report(out_dir, title or "Tournament of policies", [("", vd.tournament_verdict(m, who))],
                         [sec], [("", ad.provenance_of(frame, meta))])
 
@@ -180,6 +216,30 @@ def report_frame(frame: pd.DataFrame, out_dir, meta: dict | None = None, title: 
     if kind == "sweep":
         return report_sweep(frame, out_dir, meta=meta, title=title)
     raise ValueError("not a sweep, tune, sensitivity or tournament table: columns " + ", ".join(map(str, frame.columns)))
+
+
+def analysis_figure(frame: pd.DataFrame, side: str | None = None):
+    """The report's main figure of any analysis table (sweep, tune, sensitivity,
+    tournament, compare), for a notebook: `analysis_figure(sweep(...))`."""
+    info = ad.analysis_info(frame)
+    if info.get("command") == "compare":
+        from sim.report.compare import difference_figure
+        return difference_figure(frame, "rate")
+    kind = ad.frame_kind(frame)
+    if kind == "sensitivity":
+        long = ad.sensitivity_layout(frame)
+        return af.tornado_figure(long, side or str(long["side"].iloc[0]))
+    if kind == "tournament":
+        return af.tournament_figure(ad.tournament_layout(frame, side), row_side=side)
+    if kind == "tune":
+        plain, param, who, target, answer, _ = ad.tune_layout(frame)
+        return af.tune_figure(plain, param, who, target, answer)
+    if kind == "sweep":
+        plain, params, sides = ad.sweep_layout(frame)
+        if len(params) == 2:
+            return af.sweep_heatmap(plain, params, side or sides[0])
+        return af.sweep_figure(plain, params, [side] if side else sides)
+    raise ValueError("not an analysis table: columns " + ", ".join(map(str, frame.columns)))
 
 
 frame_kind = ad.frame_kind

@@ -34,6 +34,14 @@ def pct(x: float) -> str:
     return f"{x:.2f}%" if abs(x) >= 0.01 else "<0.01%"
 
 
+def _decimals(ticks) -> int:
+    """Fewest decimals that write every tick apart (2.5% must not read as 2%)."""
+    for d in range(3):
+        if all(abs(t - round(t, d)) < 1e-9 for t in ticks):
+            return d
+    return 3
+
+
 def whiskers(value, lo, hi):
     """Error-bar lengths below and above; rounding can put an interval end a hair on
     the wrong side of a rate of exactly 0 or 1, which matplotlib rejects."""
@@ -86,10 +94,10 @@ def win_rates_figure(wins: pd.DataFrame, title: str | None = None):
     ax.errorbar(rate, y, xerr=whiskers(rate, lo, hi), fmt="none", ecolor="black", capsize=4, lw=1.2)
     ax.axvline(50, color="black", ls=":", lw=1)
     ax.set_xlim(0, 100)
-    for yi, r, l, h, c in zip(y, rate, lo, hi, bar_colors):
-        text = f"{pct(r / 100)}  ({pct(l / 100)} – {pct(h / 100)})"
+    for yi, r, low, h, c in zip(y, rate, lo, hi, bar_colors):
+        text = f"{pct(r / 100)}  ({pct(low / 100)} – {pct(h / 100)})"
         if h > 62:  # no room on the right: write inside the bar
-            ax.text(min(l, r) - 1.5, yi, text, va="center", ha="right", color=_ink_on(c), fontsize=9)
+            ax.text(min(low, r) - 1.5, yi, text, va="center", ha="right", color=_ink_on(c), fontsize=9)
         else:
             ax.text(h + 1.5, yi, text, va="center", ha="left", fontsize=9)
     labels = [o if k == "side" else ("draw (all fell)" if k == "draw" else "unfinished (hit round limit)")
@@ -144,7 +152,8 @@ def fight_length_figure(lengths: pd.DataFrame, sides, title: str | None = None):
     hidden = float(share[rounds > cut].sum())
     note = f"; the {pct(hidden)} of fights longer than {cut} rounds are not shown" if hidden > 0 else ""
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.yaxis.set_major_formatter(PercentFormatter(decimals=0))
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=6, steps=[1, 2, 5, 10]))
+    ax.yaxis.set_major_formatter(PercentFormatter(decimals=_decimals(ax.get_yticks())))
     handles, labels = ax.get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 4))
     ax.set_title(title or "How long fights last, and who wins fights of each length")
@@ -172,9 +181,9 @@ def survival_figure(survival: pd.DataFrame, sizes: dict | None = None, title: st
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.yaxis.set_major_formatter(PercentFormatter(decimals=0))
     ax.legend(loc="lower left")
-    ax.set_title(title or "How each side is worn down: share still standing by round")
+    ax.set_title(title or "How each side is worn down: share still fighting by round")
     ax.set_xlabel("End of round (0 = before the first blow)")
-    ax.set_ylabel("Combatants still standing (% of side)")
+    ax.set_ylabel("Still fighting (% of side;\nnot down, not fled)")
     return fig
 
 
@@ -262,7 +271,7 @@ def hit_rate_figure(table: pd.DataFrame, title: str | None = None):
 @styled
 def down_rate_figure(table: pd.DataFrame, title: str | None = None):
     """Stacked bars of how each combatant ends its fights: dead, unconscious, fled or
-    still standing, with the total down rate written beside each bar.
+    still standing, with the down rate (dead or unconscious) and fled rate beside each bar.
 
     `table`: columns combatant, side, dead_rate, unconscious_rate, fled_rate,
     standing_rate, down_rate (see tables.combatant_table).
@@ -279,13 +288,14 @@ def down_rate_figure(table: pd.DataFrame, title: str | None = None):
         ax.barh(y, v, left=left, color=STATE_COLORS[state], height=0.6, label=state,
                 hatch="//" if state == "fled" else None, edgecolor="white", lw=0.3)
         left += v
-    for yi, d in zip(y, table["down_rate"].to_numpy(float) * 100):
-        ax.text(102, yi, f"down {d:.0f}%", va="center", fontsize=8.5)
-    ax.set_xlim(0, 122)
+    fled = table["fled_rate"].to_numpy(float) * 100
+    for yi, d, f in zip(y, table["down_rate"].to_numpy(float) * 100, fled):
+        ax.text(102, yi, f"down {d:.1f}%" + (f", fled {f:.1f}%" if f > 0 else ""), va="center", fontsize=8.5)
+    ax.set_xlim(0, 145 if (fled > 0).any() else 124)
     ax.set_xticks(range(0, 101, 20))
     ax.xaxis.set_major_formatter(PercentFormatter(decimals=0))
     _combatant_axis(ax, names, side_of, colors)
     fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=4)
     ax.set_title(title or "How each combatant ends the fight (names coloured by side)")
-    ax.set_xlabel("Share of fights (%)")
+    ax.set_xlabel("Share of fights (%); down = dead or unconscious, fled counted apart")
     return fig

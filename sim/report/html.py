@@ -46,8 +46,23 @@ figcaption{font-size:.85em;color:#555} figcaption a{color:#0072B2}
 table{border-collapse:collapse;font-size:.85em;margin:.8em 0} th,td{padding:.25em .6em;border-bottom:1px solid #ddd}
 th{text-align:left;background:#fafafa} td.num{text-align:right;font-variant-numeric:tabular-nums}
 .prov td{vertical-align:top} .prov code{font-size:.95em;white-space:pre-wrap}
-.note{font-size:.85em;color:#555}
+.note{font-size:.85em;color:#555} .tablewrap{overflow-x:auto;max-width:100%}
+details pre{font-size:.85em;white-space:pre-wrap;background:#fafafa;padding:.5em}
 """
+
+
+def cell_text(value, column: str) -> str:
+    """Numbers as a person reads them: percentages (columns marked %) to one decimal,
+    other fractional numbers to two, whole numbers with thousands separators."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return "" if value is None else str(value)
+    if isinstance(value, float) and value != value:
+        return "-"
+    if "%" in column:
+        return f"{value:.1f}"
+    if isinstance(value, int) or float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:.2f}"
 
 
 def _table_html(caption: str, frame: pd.DataFrame) -> str:
@@ -55,22 +70,38 @@ def _table_html(caption: str, frame: pd.DataFrame) -> str:
     rows = []
     for _, r in frame.iterrows():
         cells = []
-        for v in r:
+        for col, v in zip(frame.columns, r):
             num = isinstance(v, (int, float)) and not isinstance(v, bool)
-            cells.append(f"<td class=\"{'num' if num else ''}\">{html.escape(str(v))}</td>")
+            cells.append(f"<td class=\"{'num' if num else ''}\">{html.escape(cell_text(v, str(col)))}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     cap = f"<caption class=\"note\">{html.escape(caption)}</caption>" if caption else ""
-    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    # Wide tables scroll inside their own box instead of pushing the page past the window.
+    return (f"<div class=\"tablewrap\"><table>{cap}<thead><tr>{head}</tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table></div>")
+
+
+def _compact(value) -> str:
+    """A provenance value in few lines: a mapping one `key: value` a line, anything else
+    as one line of JSON (a list of twenty numbers must not take twenty lines)."""
+    def one(v):
+        return json.dumps(v, default=str, ensure_ascii=False) if isinstance(v, (dict, list)) else str(v)
+    if isinstance(value, dict):
+        return "\n".join(f"{k}: {one(v)}" for k, v in value.items())
+    return one(value)
 
 
 def provenance_html(meta: dict) -> str:
-    order = ["scenario", "scenario_file", "scenario_hash", "ruleset", "seed", "skirmishes", "max_rounds",
-             "rule_options", "package_version", "chunk_size"]
+    order = ["scenario", "scenario_file", "overrides", "scenario_hash", "ruleset", "seed", "skirmishes",
+             "max_rounds", "rule_options", "package_version", "chunk_size", "scenario_text"]
     keys = [k for k in order if k in meta] + [k for k in meta if k not in order]
     rows = []
     for k in keys:
         v = meta[k]
-        text = json.dumps(v, indent=1, default=str, ensure_ascii=False) if isinstance(v, (dict, list)) else str(v)
+        if k == "scenario_text":  # the whole file: folded away, in full
+            rows.append("<tr><th>scenario file as played</th><td><details><summary>show the YAML</summary>"
+                        f"<pre>{html.escape(str(v))}</pre></details></td></tr>")
+            continue
+        text = _compact(v)
         rows.append(f"<tr><th>{html.escape(k.replace('_', ' '))}</th><td><code>{html.escape(text)}</code></td></tr>")
     return f"<table class=\"prov\">{''.join(rows)}</table>"
 

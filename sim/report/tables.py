@@ -30,6 +30,7 @@ class RunTables:
     combatants: pd.DataFrame
     meta: dict = field(default_factory=dict)
     label: str = ""
+    scenario: object = None  # the Scenario played, when known (sim.report.designs shows it)
 
     def __post_init__(self):
         missing = [c for c in SKIRMISH_COLUMNS if c not in self.skirmishes.columns]
@@ -44,7 +45,8 @@ class RunTables:
     def from_result(cls, result, label: str | None = None) -> "RunTables":
         """From a RunResult (or anything with .skirmishes, .combatants, .meta)."""
         meta = dict(getattr(result, "meta", {}) or {})
-        return cls(result.skirmishes, result.combatants, meta, label or str(meta.get("scenario", "")))
+        return cls(result.skirmishes, result.combatants, meta, label or str(meta.get("scenario", "")),
+                   getattr(result, "scenario", None))
 
     @property
     def n(self) -> int:
@@ -107,7 +109,8 @@ def combatant_table(t: RunTables) -> pd.DataFrame:
     out["hit_ci_hi"] = np.where(attacks > 0, hi, np.nan)
     for s in FINAL_STATES:
         out[f"{s}_rate"] = states[s].to_numpy(float) / n
-    down = n - states["standing"].to_numpy()
+    # Down = dead or unconscious, as in the run summary; fled is its own column.
+    down = states["dead"].to_numpy() + states["unconscious"].to_numpy()
     out["down_rate"] = down / n
     lo, hi = wilson(down, n)
     out["down_ci_lo"], out["down_ci_hi"] = lo, hi
