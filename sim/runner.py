@@ -42,6 +42,9 @@ def _compiled(data_json: str, source: str):
 def play_chunk(data_json: str, source: str, chunk: int, size: int, seed: int, max_rounds: int,
                crn: bool = False) -> Outcome:
     scen, setup = _compiled(data_json, source)
+    if getattr(scen.ruleset, "compiled", False):
+        # Keyed randomness: a skirmish's numbers depend on its global index only (crn by construction).
+        return scen.ruleset.play(setup, seed, chunk * CHUNK_SIZE, size, max_rounds)
     return run_chunk(scen.ruleset, setup, chunk_rng(seed, chunk), size, max_rounds, crn=crn)
 
 

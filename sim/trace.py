@@ -30,7 +30,11 @@ def trace(scenario, seed: int | None = None, skirmish: int = 0, n: int | None = 
     header = [f"{scen.name}: skirmish {skirmish} of {n} with seed {seed} ({ruleset.title})"]
     for c in scen.combatants:
         header.append(f"  {c.name} ({scen.side_names[c.side]})")
-    out = run_chunk(ruleset, setup, chunk_rng(seed, chunk), size, max_rounds, tracer=tracer)
+    if getattr(ruleset, "compiled", False):
+        out, lines = ruleset.trace(setup, seed, skirmish, max_rounds)
+        tracer.lines, row = lines, 0
+    else:
+        out = run_chunk(ruleset, setup, chunk_rng(seed, chunk), size, max_rounds, tracer=tracer)
     w = int(out.winner[row])
     verdict = {DRAW: "a draw: every side fell", UNFINISHED: "unfinished"}.get(
         w, f"{scen.side_names[w] if w >= 0 else ''} wins")

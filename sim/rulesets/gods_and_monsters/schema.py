@@ -249,7 +249,7 @@ OBSERVATIONS = {
     "enemies_standing": "enemies able to fight",
     "took_damage": "damage taken last round",
     "dealt_damage": "damage dealt last round",
-    "nearest_enemy": "distance in feet to the nearest enemy able to fight",
+    "distance": "distance in feet to the nearest enemy able to fight (alias: nearest_enemy)",
     "in_close_combat": "1 when an enemy able to fight stands next to it",
     "spells_left": "casts left of its spells (1000 for unlimited)",
     "weapon_ready": "1 when its first multi-action weapon is loaded (1 without such a weapon)",
