@@ -130,9 +130,9 @@ def build(scenario) -> Setup:
     C = len(cs)
     grid = scenario.battlefield
     layout = scenario.layout
-    lower = lambda names: {a.lower() for a in names}
+    lower = lambda names: {a.lower() for a in names}  # noqa: E731
     verve_arch, warrior_arch = lower(rules["verve_archetypes"]), lower(rules["warrior_archetypes"])
-    is_arch = lambda c, arch: any(a.lower() in arch for a in c.stats["archetypes"])
+    is_arch = lambda c, arch: any(a.lower() in arch for a in c.stats["archetypes"])  # noqa: E731
 
     slots = []  # (owner, entry, alternative)
     for i, c in enumerate(cs):
