@@ -14,7 +14,7 @@ from sim.rulesets.gods_and_monsters.tables import (
     C_FIRST_SLOT, C_GRAB_WHEN, C_HEAD, C_KILLING, C_KNOCKOUT, C_KO_POINTS, C_MOVE_BONUS, C_PERCEPTION, C_SAVE0,
     C_SIZE, C_WARRIOR, CALLED, CARRIED_DAMAGE, CARRIED_SAVE, COVER_TABLE, COVERED, DAMAGE, DISRUPT, EV_ATTACK,
     EV_DISRUPT_ROLL, EV_STRAY, EXTRA_ATTACK, EXTRA_DAMAGE, FULL, G_AIM, G_COVER_MELEE, G_EXTRA, G_HIGHER,
-    G_INTO_MELEE, G_LEGACY, G_UNAWARE, GRAB, HELD_IMMOBILIZED, HELD_NONE, IMMOBILE, K_CALLED, K_GRAB, K_KILL, K_KO,
+    G_INTO_MELEE, G_KO_COST, G_LEGACY, G_UNAWARE, GRAB, HELD_IMMOBILIZED, HELD_NONE, IMMOBILE, K_CALLED, K_GRAB, K_KILL, K_KO,
     KILL, KNOCKOUT, KO_SAVE, L_ATTACKING, L_HIT, L_KIND, L_TARGET, ND_ATTACK, ND_DAMAGE, NORMAL, REACTION, S_BASE,
     S_CBONUS, S_CCOUNT, S_CSAVE, S_CSIDES, S_DBONUS, S_DCOUNT, S_DSIDES, S_OWNER, S_RANGED, STRAY, STRONG, UNAWARE,
     W_ACTION, W_ASLEEP, W_ATT_PEN, W_ATTACKS, W_BOUND, W_BUSY, W_COVERING, W_DEALT, W_DEF, W_FIRING, W_HELD,
@@ -132,6 +132,8 @@ def resolve(seed, g, rnd, now, W, SL, ct, st, pair_mod, flags, adj, tracing, ev,
         def_t = W[W_DEF, t]
         need = (st[S_BASE, a] - def_t - W[W_ATT_PEN, o] - cover_bonus + ND_ATTACK[level]
                 - CALLED_SHOT_PENALTY * called + pair_mod[a, t])
+        if kind == K_KO and flags[G_KO_COST] and ct[C_WARRIOR, o]:
+            need -= 2  # the two combat bonus points a warrior allots to the knockout injuries
         roll = keyed.die(20, seed, g, rnd, ATTACK_ROLL, a, 0)
         hit = roll <= need
         # "The arrow or other missile automatically misses ... unless the target of the

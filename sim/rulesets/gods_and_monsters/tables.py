@@ -75,7 +75,7 @@ P_OWNER, P_COUNT, P_SIDES, P_BONUS, P_SAVE, P_SLEEP, P_RANGE, P_USES, NSP = rang
 # --- flags: the rule options as values ---
 (G_SIDES, G_PHASES, G_LOSE_ROUND, G_FIRST_PEN, G_INJ_ALL, G_GUIDE, G_CHECK_NOW, G_HIGHER, G_COVER_MELEE,
  G_INTO_MELEE, G_SLEEPERS, G_UNAWARE, G_SLEEP_WAKES, G_USE_NEAREST, G_STATIC, G_WIDTH, G_HEIGHT, G_METRIC,
- G_MAY_MOVE, G_AIM, G_EXTRA, G_LEGACY, G_KO_COST, G_AWARE_ROLL_INITIATOR, NFLAGS) = range(25)
+ G_MAY_MOVE, G_AIM, G_EXTRA, G_LEGACY, G_KO_COST, NFLAGS) = range(24)
 
 OBSERVATION_NAMES = list(S.OBSERVATIONS)
 (O_ROUND, O_HEALTH, O_SURVIVAL, O_VERVE, O_INJURIES, O_SURPRISED, O_ALLIES, O_ENEMIES, O_TOOK, O_DEALT,
@@ -242,8 +242,7 @@ def build(scenario) -> Setup:
     flags[G_AIM] = bool(ct[C_COVER_AIM].any()) or COVER in _scripted_actions(cs)
     flags[G_EXTRA] = bool(ct[C_EXTRA_UNAWARE].any()) or flags[G_AIM]
     flags[G_LEGACY] = legacy()
-    flags[G_KO_COST] = rules.get("knockout_costs_combat_bonus", False)
-    flags[G_AWARE_ROLL_INITIATOR] = rules.get("surprise_roll_for_aware", False)
+    flags[G_KO_COST] = rules["knockout_costs_combat_bonus"]
     table = policy_vm.build_table([c.policy for c in cs], OBSERVATION_NAMES, {"nearest_enemy": "distance"})
     names = [c.name for c in cs]
     return Setup(
