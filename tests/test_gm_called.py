@@ -83,7 +83,7 @@ def test_sleeping_targets_are_immobile_plus_ten():
     d = scenario([fighter("A", weapons=[SWORD])], [sleeper()], rules={"sleepers_immobile": True},
                  pa={"killing_blow": False})
     assert_rate(run(d)["A"]["hits"], 11 / 20)  # 11 - 10 defense + 10
-    d["rules"] = {"sleepers_immobile": False}
+    d["rules"] = {"sleepers_immobile": False, "surprised_are_unaware": False}
     assert_rate(run(d)["A"]["hits"], 1 / 20)  # switched off: the sleeper is merely surprised
 
 
