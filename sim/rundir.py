@@ -40,9 +40,9 @@ MATCH_KEYS = ("format", "scenario_hash", "seed", "skirmishes", "chunk_size", "ma
 
 
 def play_task(chunk: int, seed: int, size: int, data_json: str, source: str, max_rounds: int,
-              crn: bool, summary_only: bool, n_sides: int):
+              crn: bool, summary_only: bool, n_sides: int, chunk_size: int | None = None):
     """One chunk in a worker: its Outcome, or only its Aggregate in summary mode (small to send back)."""
-    out = runner.play_chunk(data_json, source, chunk, size, seed, max_rounds, crn)
+    out = runner.play_chunk(data_json, source, chunk, size, seed, max_rounds, crn, chunk_size)
     return aggregate_outcome(out, n_sides) if summary_only else out
 
 
@@ -302,7 +302,7 @@ def run_chunked(scenario, n: int | None = None, seed: int | None = None, jobs: i
     if progress is not None and done:
         progress(agg.n)
     data_json = json.dumps(scen.data, default=str)
-    tasks = [(i, seed, size, data_json, scen.source, max_rounds, crn, summary_only, n_sides)
+    tasks = [(i, seed, size, data_json, scen.source, max_rounds, crn, summary_only, n_sides, runner.CHUNK_SIZE)
              for i, size in enumerate(sizes) if i not in done]
     resume_cmd = (resume_command(scen, seed, n, max_rounds, overrides, run_dir, summary_only)
                   if run_dir is not None and not _temporary else None)

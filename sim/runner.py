@@ -43,11 +43,13 @@ def _compiled(data_json: str, source: str):
 
 
 def play_chunk(data_json: str, source: str, chunk: int, size: int, seed: int, max_rounds: int,
-               crn: bool = False) -> Outcome:
+               crn: bool = False, chunk_size: int | None = None) -> Outcome:
+    """`chunk_size`: the parent's CHUNK_SIZE, when a worker process may not share it."""
     scen, setup = _compiled(data_json, source)
     if getattr(scen.ruleset, "compiled", False):
-        # Paired by construction: `crn` has nothing left to do.
-        return scen.ruleset.play(setup, seed, chunk * CHUNK_SIZE, size, max_rounds)
+        # Keyed randomness: a skirmish's numbers depend on its global index only (crn by construction).
+        first = chunk * (CHUNK_SIZE if chunk_size is None else chunk_size)
+        return scen.ruleset.play(setup, seed, first, size, max_rounds)
     return run_chunk(scen.ruleset, setup, chunk_rng(seed, chunk), size, max_rounds, crn=crn)
 
 
@@ -142,17 +144,17 @@ def run(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
         from joblib import Parallel, delayed
         # A generator (in task order) lets the progress bar move as chunks come back.
         finished = Parallel(n_jobs=jobs, backend="loky", return_as="generator")(
-            delayed(_play_chunk_narrowed)(*t) for t in tasks)
+            delayed(_play_chunk_narrowed)(*t, chunk_size=CHUNK_SIZE) for t in tasks)
     joined = gather(zip(sizes, finished), sum(sizes), progress)
     return build_result(scen, [joined], seed, max_rounds, first_skirmish=first_chunk * CHUNK_SIZE)
 
 
-def _play_chunk_narrowed(*task) -> Outcome:
+def _play_chunk_narrowed(*task, chunk_size: int | None = None) -> Outcome:
     """play_chunk for a worker process: integer columns travel back in the smallest type
     that holds their values (gather widens them again). The parent unpickles and copies
     every byte a worker sends, and with two workers that serial work was what kept the
     speed-up of full-table runs well short of 2."""
-    return narrow(play_chunk(*task))
+    return narrow(play_chunk(*task, chunk_size=chunk_size))
 
 
 def narrow(out: Outcome) -> Outcome:

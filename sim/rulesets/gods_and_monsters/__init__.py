@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from sim.errors import ScenarioError
-from sim.rulesets.gods_and_monsters import engine, schema
+from sim.rulesets.gods_and_monsters import play as _play, schema, tables
 from sim.rulesets.gods_and_monsters.weapons import WEAPONS
 
 
@@ -17,12 +17,16 @@ class GodsAndMonsters:
     weapon_table = WEAPONS
     weapon_lists = ("weapons", "attacks")
 
-    build = staticmethod(engine.build)
-    init = staticmethod(engine.init)
-    step = staticmethod(engine.step)
-    is_over = staticmethod(engine.is_over)
-    outcome = staticmethod(engine.outcome)
-    row_bytes = staticmethod(engine.row_bytes)
+    # "nearest_enemy" is the name scenarios used before one vocabulary across rulesets.
+    observation_aliases = {"nearest_enemy": "distance"}
+    outcome_columns = ("surprised", "verve_left", "survival_left", "injuries")
+
+    # Compiled: the whole fight of each skirmish in one kernel (docs/architecture.md).
+    compiled = True
+    build = staticmethod(tables.build)
+    play = staticmethod(_play.play)
+    trace = staticmethod(_play.trace)
+    warm = staticmethod(_play.warm)
 
     @staticmethod
     def check(scenario) -> None:

@@ -1,234 +1,265 @@
-"""Attack resolution with the special situations: modifiers, called shots and their effects.
+"""Attacks of one skirmish's round: what kind each is, and resolving a set of them.
 
-One `AttackRound` holds the modifiers of a round (defense, penalties, who is led, who is
-in close combat) and resolves a set of attack slots: first the called shots ("handled
-first in a round"), then the others.
+Called shots are "handled first in a round"; every other attack of a phase is rolled
+against the state at the phase's start and applied together. Each slot's attack roll
+is keyed (ATTACK_ROLL, slot, 0) and its damage (DAMAGE, slot, j) whatever the target,
+so changing a defender changes only whether blows land, not the dice.
 """
 from __future__ import annotations
 
-import numpy as np
+from sim import events, keyed
+from sim.rulesets.base import STANDING
+from sim.rulesets.gods_and_monsters.tables import (
+    AGILITY_ATT, AGILITY_TGT, ATTACK_ROLL, BYSTANDER, C_AGILITY, C_CALLED_WHEN, C_COVER, C_EVASION, C_EXTRA_UNAWARE,
+    C_FIRST_SLOT, C_GRAB_WHEN, C_HEAD, C_KILLING, C_KNOCKOUT, C_KO_POINTS, C_MOVE_BONUS, C_PERCEPTION, C_SAVE0,
+    C_SIZE, C_WARRIOR, CALLED, CARRIED_DAMAGE, CARRIED_SAVE, COVER_TABLE, COVERED, DAMAGE, DISRUPT, EV_ATTACK,
+    EV_DISRUPT_ROLL, EV_STRAY, EXTRA_ATTACK, EXTRA_DAMAGE, FULL, G_AIM, G_COVER_MELEE, G_EXTRA, G_HIGHER,
+    G_INTO_MELEE, G_KO_COST, G_LEGACY, G_UNAWARE, GRAB, HELD_IMMOBILIZED, HELD_NONE, IMMOBILE, K_CALLED, K_GRAB, K_KILL, K_KO,
+    KILL, KNOCKOUT, KO_SAVE, L_ATTACKING, L_HIT, L_KIND, L_TARGET, ND_ATTACK, ND_DAMAGE, NORMAL, REACTION, S_BASE,
+    S_CBONUS, S_CCOUNT, S_CSAVE, S_CSIDES, S_DBONUS, S_DCOUNT, S_DSIDES, S_OWNER, S_RANGED, STRAY, STRONG, UNAWARE,
+    W_ACTION, W_ASLEEP, W_ATT_PEN, W_ATTACKS, W_BOUND, W_BUSY, W_COVERING, W_DEALT, W_DEF, W_FIRING, W_HELD,
+    W_BLOCKED, W_HITS, W_HOLDING, W_LED, W_PDIRECT, W_PTAKEN, W_RDEALT, W_ROLL_PEN, W_STATUS, W_SURPRISED, W_TAKEN, W_UPSET,
+    inline, rule)
+from sim.rulesets.gods_and_monsters.schema import CALLED_SHOT_PENALTY, SURPRISED_ROLL_PENALTY  # noqa: F401
 
-from sim.rulesets.gods_and_monsters import schema as S
-from sim.rulesets.gods_and_monsters.situations import (
-    CALLED, COVER_TABLE, COVERED, FULL, GRAB, HELD_IMMOBILIZED, HELD_NONE, IMMOBILE, K_CALLED, K_GRAB, K_KILL, K_KO,
-    KILL, KNOCKOUT, ND_ATTACK, ND_DAMAGE, NORMAL, STRONG, UNAWARE, contest, half_up)
-from sim.rulesets.gods_and_monsters.lastaxis import any_last, argmax_last, sum_last
-
-KIND_NAMES = {K_CALLED: "makes a called shot", K_KO: "tries a knockout blow", K_KILL: "tries a killing blow",
-              K_GRAB: "tries to grab"}
+EV_RIDER = 40  # riders of the attack line before: (sub, slot, value)
+R_KNOCKED, R_ROLLS_WITH, R_KILL, R_CARRIED, R_EXTRA_HIT, R_EXTRA_MISS = range(1, 7)
 
 
-class AttackRound:
-    """The modifiers of one round, shared by the called-shot phase and the other attacks."""
+@inline
+def slot_damage(seed, g, rnd, st, a, site):
+    return max(keyed.dice(st[S_DCOUNT, a], st[S_DSIDES, a], st[S_DBONUS, a], seed, g, rnd, site, a, 0), 0)
 
-    def __init__(self, setup, state, rows, defense, attack_pen, injury_pen, led, adj, damage, reaction):
-        self.setup, self.state, self.rows, self.reaction = setup, state, rows, reaction
-        self.defense, self.attack_pen, self.injury_pen = defense, attack_pen, injury_pen
-        self.led, self.adj, self.damage = led, adj, damage
 
-    def not_defending(self, targets) -> np.ndarray:
-        """(N, A) level in NOT_DEFENDING: the best that applies ("these bonuses do not combine")."""
-        setup, state, rows, sx = self.setup, self.state, self.rows, self.setup.sx
-        tgt = np.maximum(targets, 0)
-        owner = setup.slot_owner
-        level = np.zeros(targets.shape, dtype=np.int32)
-        if sx.unaware and state.round == 1:
-            level = np.maximum(level, UNAWARE * state.surprised[rows, tgt])
-        if sx.aim:
-            level = np.maximum(level, COVERED * (state.covering[:, owner] == tgt))
-        if sx.immobile:
-            immobile = state.asleep | state.bound | (state.held == HELD_IMMOBILIZED)
-            level = np.maximum(level, IMMOBILE * immobile[rows, tgt])
-        return level
+@inline
+def immobile(W, c):
+    return W[W_ASLEEP, c] or W[W_BOUND, c] or W[W_HELD, c] == HELD_IMMOBILIZED
 
-    def resolve(self, targets, kind, acting, roll, ev, by_roll, noise, carried, extra, upset, t,
-                busy=None) -> dict:
-        """Resolve the attacks of `acting` slots; `busy` (N, C): who is casting, reloading or shooting."""
-        setup, state, rows, sx = self.setup, self.state, self.rows, self.setup.sx
-        rules = setup.rules
-        n, A = acting.shape
-        C = len(setup.names)
-        owner = setup.slot_owner
-        tgt = np.maximum(targets, 0)
+
+@inline
+def contest_wins(roll_a, score_a, roll_b, score_b, higher):
+    """(a wins, b wins) of a contest of d20 roll-under rolls."""
+    ok_a, ok_b = roll_a <= score_a, roll_b <= score_b
+    a_wins, b_wins = ok_a and not ok_b, ok_b and not ok_a
+    if higher and ok_a and ok_b:
+        a_wins, b_wins = roll_a > roll_b, roll_b > roll_a
+    return a_wins, b_wins
+
+
+@rule
+def kinds(W, SL, ct, st):
+    """Per attacking slot: a plain attack or which called shot (policy and scripted actions)."""
+    A = SL.shape[1]
+    for a in range(A):
+        SL[L_KIND, a] = NORMAL
+        t = SL[L_TARGET, a]
+        if not SL[L_ATTACKING, a] or t < 0:
+            continue
+        o = st[S_OWNER, a]
+        act = W[W_ACTION, o]
+        when = ct[C_CALLED_WHEN, o]
+        kind = NORMAL
+        if when == 3 or (when == 1 and W[W_BUSY, t]) or (when == 2 and W[W_FIRING, t]) or act == CALLED:
+            kind = K_CALLED
+        t_immobile = immobile(W, t)
+        if (act == KNOCKOUT or ct[C_KNOCKOUT, o]) and (W[W_SURPRISED, t] or t_immobile or W[W_COVERING, o] == t):
+            kind = K_KO
+        if (act == KILL or ct[C_KILLING, o]) and t_immobile:
+            kind = K_KILL
+        if (act == KNOCKOUT or act == KILL) and kind == NORMAL:
+            kind = K_CALLED
+        gw = ct[C_GRAB_WHEN, o]
+        want = act == GRAB or gw == 1 or (gw == 2 and W[W_BUSY, t]) or (gw == 3 and ct[C_SIZE, t] < ct[C_SIZE, o])
+        if want and a == ct[C_FIRST_SLOT, o] and W[W_HOLDING, o] < 0 and W[W_HELD, t] == HELD_NONE \
+                and not W[W_BOUND, t]:
+            kind = K_GRAB
+        SL[L_KIND, a] = kind
+
+
+@inline
+def not_defending(W, flags, rnd, o, t):
+    """The level in NOT_DEFENDING: the best that applies ("these bonuses do not combine")."""
+    level = 0
+    if flags[G_UNAWARE] and rnd == 1 and W[W_SURPRISED, t]:
+        level = UNAWARE
+    if flags[G_AIM] and W[W_COVERING, o] == t:
+        level = max(level, COVERED)
+    if immobile(W, t):
+        level = max(level, IMMOBILE)
+    return level
+
+
+@rule
+def resolve(seed, g, rnd, now, W, SL, ct, st, pair_mod, flags, adj, tracing, ev, cnt):
+    """Resolve the slots with now[a]: adds to W_PTAKEN / W_PDIRECT of the targets and the
+    tallies; marks W_UPSET on targets whose complex action a called shot disrupted."""
+    A = SL.shape[1]
+    C = W.shape[1]
+    fix = not flags[G_LEGACY]
+    for a in range(A):
+        if not now[a]:
+            continue
+        o, t = st[S_OWNER, a], SL[L_TARGET, a]
+        kind = SL[L_KIND, a]
         called = kind != NORMAL
-        level = self.not_defending(targets)
-        extra_slot = np.zeros((n, A), dtype=bool)
-        if sx.extra:
-            first = (np.arange(A) == setup.first_slot[owner])[None, :]
+        ranged = st[S_RANGED, a]
+        level = not_defending(W, flags, rnd, o, t)
+        first = a == ct[C_FIRST_SLOT, o]
+        extra = False
+        if flags[G_EXTRA] and not called:
             # A warrior may take an extra attack against an unaware target instead of the +4.
-            warrior_extra = (level == UNAWARE) & sx.extra_unaware[owner][None, :]
-            level = np.where(warrior_extra, 0, level)
-            extra_slot = first & warrior_extra
-            if sx.aim:
+            if level == UNAWARE and ct[C_EXTRA_UNAWARE, o]:
+                level = 0
+                extra = first
+            if flags[G_AIM] and level == COVERED and first:
                 # The covered attack is free unless the covered combatant wins a Reaction contest.
-                score = np.maximum(setup.perception, sx.evasion)
-                crow_r = self.reaction
-                _, covered_wins = contest(crow_r[:, owner], score[owner][None, :], crow_r[rows, tgt], score[tgt],
-                                          rules["contest"])
-                extra_slot |= first & (level == COVERED) & ~covered_wins
-        cover = sx.cover_level[tgt] * (sx.slot_ranged[None, :] | rules["cover_vs_melee"]) if sx.cover_any else None
-        bystanders = None
-        if sx.into_melee:
+                so = max(ct[C_PERCEPTION, o], ct[C_EVASION, o]) - (W[W_ROLL_PEN, o] if fix else 0)
+                stt = max(ct[C_PERCEPTION, t], ct[C_EVASION, t]) - (W[W_ROLL_PEN, t] if fix else 0)
+                _, covered_wins = contest_wins(keyed.die(20, seed, g, rnd, REACTION, o, 0), so,
+                                               keyed.die(20, seed, g, rnd, REACTION, t, 0), stt, flags[G_HIGHER])
+                extra = not covered_wins
+        cover = ct[C_COVER, t] if (ranged or flags[G_COVER_MELEE]) else 0
+        n_near = 0
+        if flags[G_INTO_MELEE] and ranged:
             # Firing into close combat: the melee is the target and the opponents next to it
             # (the shooter excepted), "including the target".
-            near = self.adj[rows, tgt] & (np.arange(C)[None, None, :] != owner[None, :, None]) \
-                & sx.slot_ranged[None, :, None] & (targets >= 0)[..., None]
-            count = 1 + sum_last(near)
-            melee_cover = np.where(count >= 5, FULL, np.where(count >= 2, STRONG, 0))
-            cover = np.maximum(cover, melee_cover)
-            bystanders = near if near.any() else None
-        if cover is not None:
-            warrior_like = np.take_along_axis(sx.warrior[None, :] | self.led, tgt, axis=1)
-            cover_bonus = COVER_TABLE[cover, np.where(warrior_like, 0, 1)]
-        else:
-            cover_bonus = 0
-        def_t = self.defense[rows, tgt]
-        need = (setup.slot_target_base[None, :] - def_t - self.attack_pen[:, owner] - cover_bonus
-                + ND_ATTACK[level] - S.CALLED_SHOT_PENALTY * called)
-        if sx.pair_mod is not None:
-            need = need + sx.pair_mod[np.arange(A)[None, :], tgt]
-        dmg = self.damage + ND_DAMAGE[level]
-        hit = acting & (roll <= need)
-        if upset is not None and upset.any():
-            # "The arrow or other missile automatically misses ... unless the target of the
-            # called shot makes an Evasion roll."
-            hit &= ~(upset[:, owner] & sx.slot_ranged[None, :])
-        dealt = np.where(hit & (kind != K_GRAB), dmg, 0)
-        direct = np.zeros_like(dealt)
-        ko_failed = np.zeros_like(hit)
-        if (kind == K_KO).any():
-            ko_hit = hit & (kind == K_KO)
-            saved = ev[:, :, 1] <= sx.evasion[tgt] + sx.head[tgt] - self.injury_pen[rows, tgt]
-            ko_failed = ko_hit & ~saved
-            direct = np.where(ko_failed, np.minimum(sx.ko_points[owner][None, :], dealt), direct)
-        if (kind == K_KILL).any():
-            direct = np.where(hit & (kind == K_KILL), half_up(dealt), direct)
-        body = dealt - direct
-        extra_carried = np.zeros_like(dealt)
-        if carried is not None:
-            c_hit = hit & called & (sx.carried_save >= 0)[None, :] & (kind != K_GRAB)
-            save = ev[:, :, 2] <= sx.save_scores[tgt, np.maximum(sx.carried_save, 0)[None, :]] - self.injury_pen[rows, tgt]
-            extra_carried = np.where(c_hit & ~save, carried, 0)
-        extra_hit = np.zeros_like(hit)
-        extra_dealt = np.zeros_like(dealt)
-        if extra is not None and extra_slot.any():
-            e_roll, e_damage = extra
-            extra_hit = acting & extra_slot & (e_roll <= need)
-            extra_dealt = np.where(extra_hit, e_damage + ND_DAMAGE[level], 0)
-        on_target = body + extra_carried + extra_dealt
-        # Slots not acting deal nothing (every amount is masked by a hit), so all slots go
-        # in: no boolean gathers.
-        cell = (rows * C + tgt).ravel()
-        taken = np.bincount(cell, weights=on_target.ravel(), minlength=n * C)
-        taken = taken.reshape(n, C).astype(np.int32)
-        direct_t = np.zeros((n, C), dtype=np.int32)
-        if direct.any():
-            direct_t = np.bincount(cell, weights=direct.ravel(), minlength=n * C)
-            direct_t = direct_t.reshape(n, C).astype(np.int32)
-        stray_by = np.zeros((n, A), dtype=np.int32)
-        if bystanders is not None:
-            # A hit that would also have hit others in the melee: they roll Evasion or take the
-            # same damage (not for a called shot). A miss: a random adjacent opponent of the
-            # target rolls Evasion with its Defense as a bonus, or is hit.
-            ev_score = (sx.evasion[None, :] - self.injury_pen)[:, None, :]
-            other_need = need[..., None] + def_t[..., None] - self.defense[:, None, :]
-            would = (hit & ~called)[..., None] & bystanders & (roll[..., None] <= other_need)
-            struck = would & (by_roll > ev_score)
-            choice = argmax_last(np.where(bystanders, noise, -1.0))
-            has = any_last(bystanders)
-            r_choice = np.take_along_axis(by_roll, choice[..., None], axis=2)[..., 0]
-            dodge = sx.evasion[choice] - self.injury_pen[rows, choice] + self.defense[rows, choice]
-            stray = acting & ~hit & has & (r_choice > dodge)
-            struck |= stray[..., None] & (np.arange(C)[None, None, :] == choice[..., None])
-            amount = np.where(struck, dealt[..., None] + np.where(stray, self.damage, 0)[..., None], 0)
-            taken += amount.sum(axis=1).astype(np.int32)
-            stray_by = sum_last(amount).astype(np.int32)
-        onehot = setup.owner_onehot
-        state.attacks += ((acting.astype(np.float32) + (acting & extra_slot)) @ onehot).astype(np.int32)
-        state.hits += ((hit.astype(np.float32) + extra_hit) @ onehot).astype(np.int32)
-        dealt_by = ((on_target + direct + stray_by).astype(np.float32) @ onehot).astype(np.int32)
-        state.dealt += dealt_by
-        state.taken += taken + direct_t
-        if t:
-            _trace(t, setup, acting, targets, roll, need, hit, dealt, kind, ko_failed, direct, extra_carried,
-                   extra_hit, extra_dealt, level)
-            if bystanders is not None:
-                p = t.pos
-                for a in np.flatnonzero(acting[p]):
-                    for b in np.flatnonzero(struck[p, a]):
-                        t.line(f"  A stray missile from {t.name(owner[a])} strikes {t.name(b)} for "
-                               f"{amount[p, a, b]}.")
-        upset_t = np.zeros((n, C), dtype=bool)
-        if called.any():
-            # "A called shot can disrupt complex actions ... The reaction against the disrupting
-            # effects of a called shot is at a penalty of the damage done."
-            react = ev[:, :, 0] <= sx.evasion[tgt] + sx.movement_bonus[tgt] - dealt - self.injury_pen[rows, tgt]
-            fails = hit & called & (kind != K_GRAB) & ~react
-            upset_t = np.bincount((rows * C + tgt)[fails], minlength=n * C).reshape(n, C) > 0
-            if t and busy is not None:
-                p = t.pos
-                for a in np.flatnonzero(hit[p] & called[p] & (kind[p] != K_GRAB) & busy[p, tgt[p]]):
-                    score = sx.evasion[tgt[p, a]] + sx.movement_bonus[tgt[p, a]] - dealt[p, a] \
-                        - self.injury_pen[p, tgt[p, a]]
-                    t.line(f"  {t.name(tgt[p, a])} rolls Evasion {ev[p, a, 0]} against {score} to keep to its "
-                           "action: " + ("disrupted." if fails[p, a] else "carries on."))
-        return {"taken": taken, "direct": direct_t, "dealt_by": dealt_by, "hit": hit, "upset": upset_t}
+            for j in range(C):
+                if adj[t, j] and j != o:
+                    n_near += 1
+            melee_cover = FULL if n_near + 1 >= 5 else (STRONG if n_near + 1 >= 2 else 0)
+            cover = max(cover, melee_cover)
+        cover_bonus = COVER_TABLE[cover, 0 if (ct[C_WARRIOR, t] or W[W_LED, t]) else 1]
+        def_t = W[W_DEF, t]
+        need = (st[S_BASE, a] - def_t - W[W_ATT_PEN, o] - cover_bonus + ND_ATTACK[level]
+                - CALLED_SHOT_PENALTY * called + pair_mod[a, t])
+        if kind == K_KO and flags[G_KO_COST] and ct[C_WARRIOR, o]:
+            need -= 2  # the two combat bonus points a warrior allots to the knockout injuries
+        roll = keyed.die(20, seed, g, rnd, ATTACK_ROLL, a, 0)
+        hit = roll <= need
+        # "The arrow or other missile automatically misses ... unless the target of the
+        # called shot makes an Evasion roll."
+        if W[W_UPSET, o] and ranged:
+            hit = False
+        base_damage = slot_damage(seed, g, rnd, st, a, DAMAGE)
+        dmg = base_damage + ND_DAMAGE[level]
+        dealt = dmg if hit and kind != K_GRAB else 0
+        direct = 0
+        ko_failed = False
+        if kind == K_KO and hit:
+            saved = keyed.die(20, seed, g, rnd, KO_SAVE, a, 0) <= ct[C_EVASION, t] + ct[C_HEAD, t] - W[W_ROLL_PEN, t]
+            ko_failed = not saved
+            if ko_failed:
+                direct = min(ct[C_KO_POINTS, o], dealt)
+        if kind == K_KILL and hit:
+            direct = (dealt + 1) // 2
+        carried = 0
+        if hit and called and st[S_CSAVE, a] >= 0 and kind != K_GRAB:
+            score = ct[C_SAVE0 + st[S_CSAVE, a], t] - W[W_ROLL_PEN, t]
+            if keyed.die(20, seed, g, rnd, CARRIED_SAVE, a, 0) > score:
+                carried = max(keyed.dice(st[S_CCOUNT, a], st[S_CSIDES, a], st[S_CBONUS, a], seed, g, rnd,
+                                         CARRIED_DAMAGE, a, 0), 0)
+        extra_hit, extra_dealt = False, 0
+        if extra:
+            extra_hit = keyed.die(20, seed, g, rnd, EXTRA_ATTACK, a, 0) <= need
+            if extra_hit:
+                extra_dealt = slot_damage(seed, g, rnd, st, a, EXTRA_DAMAGE) + ND_DAMAGE[level]
+        on_target = dealt - direct + carried + extra_dealt
+        W[W_PTAKEN, t] += on_target
+        W[W_PDIRECT, t] += direct
+        W[W_TAKEN, t] += on_target + direct
+        W[W_ATTACKS, o] += 1 + extra
+        W[W_HITS, o] += hit + extra_hit
+        W[W_DEALT, o] += on_target + direct
+        W[W_RDEALT, o] += on_target + direct
+        SL[L_HIT, a] = hit
+        if tracing:
+            events.emit(ev, cnt, EV_ATTACK, rnd, a, t, need, roll, dealt if hit else -1, kind * 8 + level)
+            if ko_failed:
+                events.emit(ev, cnt, EV_RIDER, rnd, R_KNOCKED, a, direct, 0, 0, 0)
+            elif kind == K_KO and hit:
+                events.emit(ev, cnt, EV_RIDER, rnd, R_ROLLS_WITH, a, 0, 0, 0, 0)
+            if kind == K_KILL and hit:
+                events.emit(ev, cnt, EV_RIDER, rnd, R_KILL, a, direct, 0, 0, 0)
+            if carried:
+                events.emit(ev, cnt, EV_RIDER, rnd, R_CARRIED, a, carried, 0, 0, 0)
+            if extra:
+                events.emit(ev, cnt, EV_RIDER, rnd, R_EXTRA_HIT if extra_hit else R_EXTRA_MISS, a, extra_dealt,
+                            0, 0, 0)
+        if n_near:
+            _strays(seed, g, rnd, a, o, t, hit, called, need, roll, def_t, dealt, base_damage, W, ct, adj, tracing,
+                    ev, cnt)
+        if called and hit and kind != K_GRAB:
+            # "A called shot can disrupt complex actions ... The reaction against the
+            # disrupting effects of a called shot is at a penalty of the damage done."
+            score = ct[C_EVASION, t] + ct[C_MOVE_BONUS, t] - dealt - W[W_ROLL_PEN, t]
+            r = keyed.die(20, seed, g, rnd, DISRUPT, a, 0)
+            if r > score:
+                W[W_UPSET, t] = 1
+            if tracing and W[W_BUSY, t] | W[W_FIRING, t]:
+                events.emit(ev, cnt, EV_DISRUPT_ROLL, rnd, t, r, score, int(r > score), 0, 0)
 
 
-def kinds(setup, state, rows, targets, slot_action, attacking, busy, firing) -> np.ndarray:
-    """Per slot: a plain attack or which called shot, from the policy and scripted actions."""
-    sx = setup.sx
-    owner = setup.slot_owner
-    tgt = np.maximum(targets, 0)
-    kind = np.zeros(targets.shape, dtype=np.int8)
-    when = sx.called_when[owner][None, :]
-    # Only what some policy can ask about is looked up (these gathers are the cost of this step).
-    none = np.zeros(targets.shape, dtype=bool)
-    pick = lambda cond, values: np.take_along_axis(values, tgt, axis=1) if cond else none
-    t_busy = pick(bool((sx.called_when == 1).any() or (sx.grab_when == 2).any()), busy)
-    t_firing = pick(bool((sx.called_when == 2).any()), firing)
-    want = (when == 3) | ((when == 1) & t_busy) | ((when == 2) & t_firing) | (slot_action == CALLED)
-    kind[want] = K_CALLED
-    t_immobile = pick(sx.immobile, state.asleep | state.bound | (state.held == HELD_IMMOBILIZED))
-    ko_asked = (slot_action == KNOCKOUT) | sx.knockout[owner][None, :]
-    if ko_asked.any():
-        covered = (state.covering[:, owner] == tgt) if sx.aim else none
-        unaware = pick(bool(state.surprised.any()), state.surprised) | t_immobile | covered
-        kind[ko_asked & unaware] = K_KO
-    kind[((slot_action == KILL) | sx.killing[owner][None, :]) & t_immobile] = K_KILL
-    kind[((slot_action == KNOCKOUT) | (slot_action == KILL)) & (kind == NORMAL)] = K_CALLED
-    if sx.grab:
-        gw = sx.grab_when[owner][None, :]
-        want = (slot_action == GRAB) | (gw == 1) | ((gw == 2) & t_busy) | ((gw == 3) & (sx.size[tgt] < sx.size[owner]))
-        first = (np.arange(len(owner)) == setup.first_slot[owner])[None, :]
-        free = (state.holding[:, owner] < 0) & (state.held[rows, tgt] == HELD_NONE) & ~state.bound[rows, tgt]
-        kind[want & first & free & attacking] = K_GRAB
-    return kind
+@rule
+def _strays(seed, g, rnd, a, o, t, hit, called, need, roll, def_t, dealt, base_damage, W, ct, adj, tracing, ev,
+            cnt):
+    # A hit that would also have hit others in the melee: they roll Evasion or take the
+    # same damage (not for a called shot). A miss: a random adjacent opponent of the
+    # target rolls Evasion with its Defense as a bonus, or is hit.
+    C = W.shape[1]
+    if hit and not called:
+        for j in range(C):
+            if adj[t, j] and j != o and roll <= need + def_t - W[W_DEF, j]:
+                if keyed.die(20, seed, g, rnd, BYSTANDER, a * C + j, 0) > _evasion(W, ct, j):
+                    _stray_hit(W, rnd, a, o, j, dealt, tracing, ev, cnt)
+    elif not hit:
+        m = 0
+        for j in range(C):
+            if adj[t, j] and j != o:
+                m += 1
+        nth = keyed.pick(m, seed, g, rnd, STRAY, a, 0)
+        for j in range(C):
+            if adj[t, j] and j != o:
+                if nth == 0:
+                    r = keyed.die(20, seed, g, rnd, BYSTANDER, a * C + j, 0)
+                    if r > _evasion(W, ct, j) + W[W_DEF, j]:
+                        _stray_hit(W, rnd, a, o, j, base_damage, tracing, ev, cnt)
+                    break
+                nth -= 1
 
 
-def _trace(t, setup, acting, targets, roll, need, hit, dealt, kind, ko_failed, direct, carried, extra_hit,
-           extra_dealt, level) -> None:
-    p = t.pos
-    for a in np.flatnonzero(acting[p]):
-        owner, tgt = setup.slot_owner[a], targets[p, a]
-        how = "attacks" if kind[p, a] == NORMAL else KIND_NAMES[int(kind[p, a])] + ("" if kind[p, a] == K_GRAB else " at")
-        extras = []
-        if level[p, a]:
-            extras.append(S.NOT_DEFENDING[level[p, a]] + " target")
-        verdict = f"HIT for {dealt[p, a]}" if hit[p, a] else "miss"
-        if kind[p, a] == K_GRAB and hit[p, a]:
-            verdict = "HIT (no damage)"
-        if ko_failed[p, a]:
-            verdict += f", a knockout: {direct[p, a]} to injuries"
-        elif kind[p, a] == K_KO and hit[p, a]:
-            verdict += ", the target rolls with the blow"
-        if kind[p, a] == K_KILL and hit[p, a]:
-            verdict += f", {direct[p, a]} of it to injuries"
-        if carried[p, a]:
-            verdict += f", its carried effect adds {carried[p, a]}"
-        if extra_hit[p, a]:
-            verdict += f"; extra attack HITS for {extra_dealt[p, a]}"
-        weapon = "" if kind[p, a] == K_GRAB else f" with {setup.slot_name[a]}"
-        t.line(f"{t.name(owner)} {how} {t.name(tgt)}{weapon}"
-               + (f" ({', '.join(extras)})" if extras else "")
-               + f": needs {need[p, a]} or lower, rolls {roll[p, a]}: {verdict}.")
+@inline
+def _evasion(W, ct, j):
+    return ct[C_EVASION, j] - W[W_ROLL_PEN, j]
+
+
+@inline
+def _stray_hit(W, rnd, a, o, j, amount, tracing, ev, cnt):
+    W[W_PTAKEN, j] += amount
+    W[W_TAKEN, j] += amount
+    W[W_DEALT, o] += amount
+    W[W_RDEALT, o] += amount
+    if tracing:
+        events.emit(ev, cnt, EV_STRAY, rnd, o, j, amount, a, 0, 0)
+
+
+@rule
+def agility_blocks(seed, g, rnd, W, SL, ct, st, flags, was_standing):
+    """"If the opponent loses an Agility contest against the person making the called
+    shot, the opponent falls before making their attack": W_BLOCKED of those felled."""
+    A = SL.shape[1]
+    fix = not flags[G_LEGACY]
+    from_pen = 1 if fix else 0
+    for a in range(A):
+        t = SL[L_TARGET, a]
+        if not (SL[L_ATTACKING, a] and SL[L_KIND, a] != NORMAL and SL[L_KIND, a] != K_GRAB and SL[L_HIT, a]):
+            continue
+        if not (was_standing[t] and W[W_STATUS, t] != STANDING):
+            continue
+        o = st[S_OWNER, a]
+        wins, _ = contest_wins(keyed.die(20, seed, g, rnd, AGILITY_ATT, a, 0),
+                               ct[C_AGILITY, o] - from_pen * W[W_ROLL_PEN, o],
+                               keyed.die(20, seed, g, rnd, AGILITY_TGT, a, 0),
+                               ct[C_AGILITY, t] - from_pen * W[W_ROLL_PEN, t], flags[G_HIGHER])
+        if wins:
+            W[W_BLOCKED, t] = 1
+

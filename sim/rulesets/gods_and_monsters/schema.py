@@ -165,11 +165,11 @@ RULE_OPTIONS = {
         "bool", False, "false: a combatant's `cover` only protects against missiles (\"In ranged combat, "
         "combatants will often try to hide behind obstacles\"); true: against every attack"),
     "sleepers_immobile": Field(
-        "bool", False, "false (the core slice): a sleeper who fails its surprise roll is merely surprised; true: it "
-        "sleeps through round 1 as an immobile target (+10 to hit, killing blows) and wakes surprised"),
+        "bool", True, "true (the text): a sleeper who fails its surprise roll sleeps through round 1 as an immobile "
+        "target (+10 to hit, killing blows) and wakes surprised; false: it is merely surprised"),
     "surprised_are_unaware": Field(
-        "bool", False, "true: a combatant surprised in round 1 counts as unaware of its attackers (+4 to hit, or a "
-        "warrior's extra attack, and open to knockout blows); false: surprise only costs the round (core slice)"),
+        "bool", True, "true (the text): a combatant surprised in round 1 counts as unaware of its attackers (+4 to "
+        "hit, or a warrior's extra attack, and open to knockout blows); false: surprise only costs the round"),
     "contest": Field(
         "choice", "success_vs_failure", "how a contest (Agility, Reaction) is won: success_vs_failure (one side "
         "succeeds and the other fails, as the chapter spells out for holding); higher_success (when both "
@@ -179,6 +179,10 @@ RULE_OPTIONS = {
         min=0, max=100),
     "warrior_knockout_injuries": Field(
         "int", 2, "the same for warriors, who \"may allot two combat bonus points\"", min=0, max=100),
+    "knockout_costs_combat_bonus": Field(
+        "bool", False, "true: a warrior's knockout blow that puts two points to injuries spends two combat bonus "
+        "points, -2 to that attack roll (\"allot\" read as a cost); false: the two points are free (the text "
+        "names no cost)"),
     "sleep_wakes_on_damage": Field(
         "bool", True, "a combatant put to sleep by a spell wakes at the end of a round in which it took damage"),
     "disruption_movement_bonus": Field(
@@ -249,7 +253,7 @@ OBSERVATIONS = {
     "enemies_standing": "enemies able to fight",
     "took_damage": "damage taken last round",
     "dealt_damage": "damage dealt last round",
-    "nearest_enemy": "distance in feet to the nearest enemy able to fight",
+    "distance": "distance in feet to the nearest enemy able to fight (alias: nearest_enemy)",
     "in_close_combat": "1 when an enemy able to fight stands next to it",
     "spells_left": "casts left of its spells (1000 for unlimited)",
     "weapon_ready": "1 when its first multi-action weapon is loaded (1 without such a weapon)",
