@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from benchmarks.tally import Tally
 from sim.rulesets.gods_and_monsters import schema as S
-from sim.rulesets.gods_and_monsters.engine import strength_bonus
+from sim.rulesets.gods_and_monsters.tables import strength_bonus
 from sim.scenario import load_scenario
 
 STANDING, UNCONSCIOUS, DEAD, FLED = "standing", "unconscious", "dead", "fled"

@@ -367,14 +367,10 @@ def test_shipped_scenarios_load_and_run():
 # --- an independent implementation ------------------------------------------------------------
 
 # The unaware party: the plain loop plays issue 18's readings (tests/test_plain_loop_gm.py).
-@pytest.mark.parametrize("aware", [pytest.param(False, marks=pytest.mark.xfail(
-    strict=True, reason="waits for the compiled G&M engine with the fixes")), True])
+@pytest.mark.parametrize("aware", [False, True])
 def test_engine_agrees_with_the_plain_python_loop(tmp_path, aware):
     """benchmarks/plain_loop_gm.py plays the default rules one skirmish at a time with `random`."""
     from benchmarks import plain_loop_gm as plain_loop
-    if not aware and "surprised_are_unaware" not in getattr(plain_loop, "SUPPORTED_FIXES", ()):
-        pytest.skip("benchmarks/plain_loop_gm.py still plays the readings before the review's fixes "
-                    "(+4 against the unaware, no -3 on round 1 health rolls): branch gm-verify updates it")
     data = all_aware(yeti_data()) if aware else yeti_data()
     path = tmp_path / "yeti.yaml"
     path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")

@@ -3,10 +3,8 @@ that plays the readings of issue 18 (no -3 on a surprised combatant's roll to st
 conscious in round 1; a target surprised in round 1 is not defending: +4 while unaware,
 +10 while a sleeper sleeps, both on by default).
 
-Figures must agree within 4 standard errors of the difference. The tests marked xfail
-wait for the compiled engine with those fixes; the others hold today: they pin the
-loop's rules exactly, or compare where today's engine plays the same rules (the options
-set explicitly, and rolls to stay conscious that fail whatever the penalty).
+Figures must agree within 4 standard errors of the difference; other tests pin the
+loop's rules exactly.
 """
 from __future__ import annotations
 
@@ -22,7 +20,6 @@ from benchmarks import plain_loop_gm
 
 YETI = Path("scenarios/gods_and_monsters/yeti.yaml")
 SIGMAS = 4
-WAITS = pytest.mark.xfail(strict=True, reason="waits for the compiled G&M engine with the fixes")
 
 
 def agreement(path, n_engine: int, n_plain: int, seed: int) -> list[tuple[str, float, float, float]]:
@@ -62,7 +59,6 @@ def write(tmp_path, data: dict) -> Path:
     return path
 
 
-@WAITS
 def test_plain_loop_agrees_with_the_fixed_engine_on_the_yeti():
     # Today's engine differs here by about 8 standard errors (Charlotte, the monk without
     # verve, is hit at +4 while surprised in round 1), so the mark cannot pass by chance.
@@ -142,7 +138,6 @@ def test_plain_loop_round_one_rules_exactly(tmp_path, case):
     assert_rate(n - res["states"]["victim"]["standing"], n, expected_down(*needs), case)
 
 
-@WAITS
 @pytest.mark.parametrize("case", ["unaware by default", "asleep by default"])
 def test_engine_round_one_rules_exactly(case):
     awareness, rules, *needs = ROUND_ONE[case]

@@ -77,14 +77,19 @@ def trace(setup: Setup, seed: int, skirmish: int, max_rounds: int, start=None):
     return out, lines(setup, events.rows(*buffer))
 
 
+def _smallest_setup() -> Setup:
+    import sim
+    knife = [{"name": "knife", "damage": "d4"}]
+    scen = sim.load_scenario({"name": "warm-up", "ruleset": "gods_and_monsters", "sides": {
+        "a": {"combatants": [{"name": "A", "survival": 5, "weapons": knife}]},
+        "b": {"combatants": [{"name": "B", "survival": 5, "weapons": knife}]}}})
+    return scen.ruleset.build(scen)
+
+
 def warm(setup: Setup | None = None) -> None:
     from sim import compiled
 
     def compile_now():
-        import sim
-        scen = sim.load_scenario({"ruleset": "gods_and_monsters", "sides": {
-            "a": {"combatants": [{"name": "A", "survival": 5, "weapons": [{"name": "knife", "damage": "d4"}]}]},
-            "b": {"combatants": [{"name": "B", "survival": 5, "weapons": [{"name": "knife", "damage": "d4"}]}]}}})
-        play(setup or scen.ruleset.build(scen), 0, 0, 1, 5)
+        play(setup if setup is not None else _smallest_setup(), 0, 0, 1, 5)
 
     compiled.warm("gods_and_monsters", "Gods & Monsters", COMPILE_ESTIMATE_S, compile_now)
