@@ -151,7 +151,7 @@ def validate(scenarios):
                        f"{', '.join(s.side_names)})")
         except ScenarioError as e:
             bad += 1
-            for problem in e.problems:
+            for problem in sorted(e.problems, key=lambda p: p.line or 0):
                 click.echo(f"error: {problem.single()}", err=True)
             if len(e.problems) > 1:
                 click.echo(f"{f}: {len(e.problems)} problems", err=True)
@@ -204,8 +204,10 @@ def rules(ruleset):
                             f"Known: {', '.join(rulesets.names())}.")
     rs = rulesets.get(ruleset)
     for name, spec in rs.rule_options.items():
-        from sim.schema import _default_text
-        click.echo(f"{name} (default {_default_text(spec.default)}; {spec.describe()})\n    {spec.doc}\n")
+        # Defaults as YAML spells them (null, true), since that is what the file would say.
+        default = spec.default
+        shown = "null" if default is None else str(default).lower() if isinstance(default, bool) else repr(default)
+        click.echo(f"{name} (default {shown}; {spec.describe()})\n    {spec.doc}\n")
 
 
 from sim import cli_report  # noqa: E402,F401

@@ -61,7 +61,11 @@ class ScenarioError(Exception):
 
 def combine(errors: list[ScenarioError]) -> ScenarioError:
     """One error standing for several: the first, carrying the rest."""
-    flat = [p for e in errors for p in e.problems]
+    flat, seen = [], set()
+    for p in (p for e in errors for p in e.problems):
+        if id(p) not in seen:  # an error already combined once brings its list along
+            seen.add(id(p))
+            flat.append(p)
     first = flat[0]
     first.also = flat[1:]
     for e in first.also:

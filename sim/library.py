@@ -25,10 +25,13 @@ LIBRARY_FIELDS = ("library", "description", "include", *DEFINITIONS)
 MAX_FILES = 32
 
 
-def resolve(data: dict, base: Path, file: str | None = None) -> dict:
-    """`data` (a parsed scenario) with its includes and `use:` references resolved."""
-    if not any(k in data for k in ("include", "bestiary", "policies")):
-        return data
+def resolve(data: dict, base: Path, file: str | None = None, unresolved: list | None = None) -> dict:
+    """`data` (a parsed scenario) with its includes and `use:` references resolved.
+
+    A bad include raises at once. With `unresolved` (a list), a `use:` naming nothing is
+    appended to it as (path, ScenarioError) and its entry is kept without `use`, so the
+    rest of the file can still be checked; otherwise it raises."""
+    bad = [] if unresolved is None else unresolved
     own = {k: _mapping(data.get(k), k, file) for k in DEFINITIONS}
     found = _included(data.get("include"), base, [str(file or "<scenario>")], [0], data.get("ruleset"))
     defs = {k: {**found[k], **own[k]} for k in DEFINITIONS}
@@ -37,44 +40,49 @@ def resolve(data: dict, base: Path, file: str | None = None) -> dict:
         out["armory"] = defs["armory"]
     sides = out.get("sides")
     if isinstance(sides, dict):
-        out["sides"] = {name: _resolve_side(side, defs, f"sides.{name}") for name, side in sides.items()}
+        out["sides"] = {name: _resolve_side(side, defs, f"sides.{name}", bad) for name, side in sides.items()}
+    if bad and unresolved is None:
+        raise bad[0][1]
     return out
 
 
-def _resolve_side(side, defs: dict, path: str):
+def _resolve_side(side, defs: dict, path: str, bad: list):
     if not isinstance(side, dict):
         return side
     side = dict(side)
     if isinstance(side.get("policy"), dict):
-        side["policy"] = _use(side["policy"], defs["policies"], "policies", f"{path}.policy")
+        side["policy"] = _use(side["policy"], defs["policies"], "policies", f"{path}.policy", bad)
     if isinstance(side.get("combatants"), list):
         entries = side["combatants"]
-        side["combatants"] = [_resolve_combatant(c, defs, entry_path(f"{path}.combatants", entries, i))
+        side["combatants"] = [_resolve_combatant(c, defs, entry_path(f"{path}.combatants", entries, i), bad)
                               for i, c in enumerate(entries)]
     return side
 
 
-def _resolve_combatant(raw, defs: dict, path: str):
+def _resolve_combatant(raw, defs: dict, path: str, bad: list):
     if not isinstance(raw, dict):
         return raw
-    out = _use(raw, defs["bestiary"], "bestiary", path, name_from_use=True)
+    out = _use(raw, defs["bestiary"], "bestiary", path, bad, name_from_use=True)
     if isinstance(out.get("policy"), dict):
-        out["policy"] = _use(out["policy"], defs["policies"], "policies", f"{path}.policy")
+        out["policy"] = _use(out["policy"], defs["policies"], "policies", f"{path}.policy", bad)
     return out
 
 
-def _use(entry: dict, table: dict, kind: str, path: str, name_from_use: bool = False) -> dict:
+def _use(entry: dict, table: dict, kind: str, path: str, bad: list, name_from_use: bool = False) -> dict:
     if "use" not in entry:
         return entry
     name = entry["use"]
-    if not isinstance(name, str) or name not in table:
-        known = ", ".join(map(str, table)) or "none"
-        raise ScenarioError(f"`use: {name}` names no entry of `{kind}:`.{closest(name, table)} Known: {known}. "
-                            f"Define it under `{kind}:` in this file or in a file listed under `include:`.",
-                            path=f"{path}.use")
-    definition = table[name]
+    definition = table.get(name) if isinstance(name, str) else None
     if not isinstance(definition, dict):
-        raise ScenarioError(f"the `{kind}:` entry '{name}' must be a mapping of fields.", path=f"{path}.use")
+        known = ", ".join(map(str, table)) or "none"
+        why = (f"`use: {name}` names no entry of `{kind}:`.{closest(name, table)} Known: {known}. "
+               f"Define it under `{kind}:` in this file or in a file listed under `include:`."
+               if definition is None else f"the `{kind}:` entry '{name}' must be a mapping of fields.")
+        bad.append((path, ScenarioError(why, path=f"{path}.use")))
+        kept = {k: v for k, v in entry.items() if k != "use"}
+        if name_from_use and isinstance(name, str):
+            kept.setdefault("name", name)  # keeps the entry's path, so its follow-on errors are dropped
+        return kept
     merged = {**copy.deepcopy(definition), **{k: v for k, v in entry.items() if k != "use"}}
     if name_from_use:
         merged.setdefault("name", name)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from sim import rulesets
 from sim.armory import expand, weapon_table
-from sim.errors import Problems, ScenarioError
+from sim.errors import Problems, ScenarioError, combine
 from sim.formations import BATTLEFIELD_FIELDS, FORMATIONS
 from sim.overrides import entry_path
 from sim.policy import Policy, compile_policy, policy_schema
@@ -165,17 +165,32 @@ def load_scenario(source, overrides: dict | None = None) -> Scenario:
         data, node = read_scenario_file(source)
         base = Path(source).resolve().parent
     lines = _line_finder(node)
+    unresolved: list = []  # `use:` references naming nothing; the rest of the file is still checked
     try:
-        data = resolve(data, base, name)
+        data = resolve(data, base, name, unresolved)
         if overrides:
             from sim.overrides import apply_overrides
             data = apply_overrides(data, overrides)
         scen = build_scenario(data, name)
     except ScenarioError as e:
-        raise e.located(name, lines) from None
+        raise combine([err for _, err in unresolved] + _not_under(e.problems, unresolved)).located(name, lines) \
+            from None
+    if unresolved:
+        raise combine([err for _, err in unresolved]).located(name, lines)
     if overrides:
         scen.overrides = {k: str(v) for k, v in overrides.items()}
     return scen
+
+
+def _not_under(problems: list, unresolved: list) -> list:
+    """The problems not inside an entry whose `use:` failed (those would only repeat it)."""
+    roots = [path for path, _ in unresolved]
+    kept = [p for p in problems
+            if not any(p.path and (p.path == r or p.path.startswith(r + ".") or p.path.startswith(r + "["))
+                       for r in roots)]
+    for p in kept:
+        p.also = []  # the list is flat now; the first must not bring the dropped ones back
+    return kept
 
 
 def _line_finder(node):
@@ -257,7 +272,12 @@ def _build_sides(sides_raw: dict, ruleset, table, problems: Problems):
 
 def _combatant(raw, s, cpath, spath, side_policy, stat_fields, pol_fields, weapon_lists, table, ruleset):
     """The copies (`count`) of one stat block of the file, each with its compiled policy."""
-    stats = validate_record(expand(raw, weapon_lists, table, cpath), stat_fields, cpath)
+    problems = Problems()
+    expanded = problems.attempt(expand, raw, weapon_lists, table, cpath)
+    if expanded is None:  # an unknown weapon: still check the other fields, to report them too
+        expanded = {k: v for k, v in raw.items() if k not in weapon_lists}
+    stats = problems.attempt(validate_record, expanded, stat_fields, cpath)
+    problems.raise_any()
     merged = {**_as_mapping(side_policy, f"{spath}.policy"),
               **_as_mapping(stats["policy"] or {}, f"{cpath}.policy")}
     ppath = f"{cpath}.policy" if stats["policy"] else f"{spath}.policy"
