@@ -79,7 +79,9 @@ def main():
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
 @click.option("--max-rounds", type=click.IntRange(min=1), help="Rounds before a fight counts as unfinished.")
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", help="Override a scenario value, e.g. rules.resolution=sequential.")
-@click.option("--out", type=click.Path(dir_okay=True), help="Write both outcome tables: X.parquet (default) or X.csv; a folder for several scenarios.")
+@click.option("--out", type=click.Path(dir_okay=True), help="Write the outcome tables: X.parquet is the skirmish table (pd.read_parquet reads it), "
+                   "X.combatants.parquet beside it; or X.csv (+ X.meta.json); a folder for several scenarios. "
+                   "The paths written are printed.")
 @click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object to stdout instead of the text summary.")
 @click.option("--report", "report_dir", type=click.Path(file_okay=False), help="Also write an HTML report with figures into this folder.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar (there is none anyway when stderr is not a terminal).")

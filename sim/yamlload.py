@@ -125,14 +125,24 @@ def load_text(text: str, file: str | None = None, what: str = "is not valid YAML
 def _check_depth(text: str, file) -> None:
     # Events stream without recursion, so depth is measured before anything recursive runs.
     depth = 0
-    for event in yaml.parse(text, Loader=_Loader):
-        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise ScenarioError(f"nests mappings and lists more than {MAX_DEPTH} deep (line "
-                                    f"{event.start_mark.line + 1}); a scenario needs far fewer levels.", file=file)
-        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            depth -= 1
+    try:
+        for event in yaml.parse(text, Loader=_Loader):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise _too_deep(event.start_mark.line + 1, file)
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except yaml.YAMLError as e:
+        if "nesting depth" in str(e):  # libyaml's own limit, met while scanning ahead of the events
+            mark = getattr(e, "problem_mark", None)
+            raise _too_deep(mark.line + 1 if mark else 1, file) from None
+        raise
+
+
+def _too_deep(line: int, file) -> ScenarioError:
+    return ScenarioError(f"nests mappings and lists more than {MAX_DEPTH} deep (line {line}); a scenario "
+                         "needs far fewer levels.", file=file)
 
 
 def _check_size(root, file) -> None:
