@@ -52,7 +52,7 @@ def _resolve(container, key, path, create: bool):
         for i, e in enumerate(container):
             if isinstance(e, dict) and e.get("name") == key[1]:
                 return i
-        raise ScenarioError(f"no entry named '{key[1]}'.{closest(key[1], names)} Entries: {', '.join(map(str, names))}.",
+        raise ScenarioError(f"no entry named '{key[1]}'.{closest(key[1], names)} Entries: {', '.join('null' if n is None else str(n) for n in names)}.",
                             path=path)
     if isinstance(key, int):
         if not isinstance(container, list) or not -len(container) <= key < len(container):

@@ -148,6 +148,9 @@ def read_scenario_file(path):
     data, node = load_text(read_file(p), file=str(p))
     if not isinstance(data, dict):
         raise ScenarioError("must be a YAML mapping with at least name, ruleset and sides.", file=str(p))
+    if "library" in data and "sides" not in data:
+        raise ScenarioError("is a library (definitions for `include:`), not a scenario; list it under "
+                            "`include:` in a scenario and use its names there.", file=str(p))
     return data, node
 
 
@@ -273,8 +276,9 @@ def _build_sides(sides_raw: dict, ruleset, table, problems: Problems):
 def _combatant(raw, s, cpath, spath, side_policy, stat_fields, pol_fields, weapon_lists, table, ruleset):
     """The copies (`count`) of one stat block of the file, each with its compiled policy."""
     problems = Problems()
-    expanded = problems.attempt(expand, raw, weapon_lists, table, cpath)
-    if expanded is None:  # an unknown weapon: still check the other fields, to report them too
+    failed = object()
+    expanded = problems.attempt(expand, raw, weapon_lists, table, cpath, default=failed)
+    if expanded is failed:  # an unknown weapon: still check the other fields, to report them too
         expanded = {k: v for k, v in raw.items() if k not in weapon_lists}
     stats = problems.attempt(validate_record, expanded, stat_fields, cpath)
     problems.raise_any()

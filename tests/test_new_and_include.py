@@ -170,3 +170,8 @@ def test_an_included_file_provides_definitions_only(tmp_path):
     f = scenario_with(tmp_path, BODY.format(include="m.yaml"), **{"m.yaml": LIB + "sides: {}\n"})
     with pytest.raises(ScenarioError, match="definitions only"):
         load_scenario(f)
+
+
+def test_a_library_given_as_a_scenario_says_what_it_is():
+    res = invoke("validate", ROOT / "library")
+    assert res.exit_code == 2 and res.output.count("is a library") == 3

@@ -260,7 +260,7 @@ def test_cli_out_streams_the_tables_and_leaves_no_chunk_folder(small_chunks, tmp
     assert "wrote " in r.stderr and "y.combatants.parquet" in r.stderr
     full = sim.run(YETI, n=1300, seed=3)
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "o" / "y.combatants.parquet"), full.combatants)
-    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["y.combatants.parquet", "y.skirmishes.parquet"]
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["y.combatants.parquet", "y.parquet"]
     assert full.summary_text() in r.stdout
 
 
