@@ -181,7 +181,9 @@ def load_scenario(source, overrides: dict | None = None) -> Scenario:
     if unresolved:
         raise combine([err for _, err in unresolved]).located(name, lines)
     if overrides:
-        scen.overrides = {k: str(v) for k, v in overrides.items()}
+        # As given: the text of each --set, or the value a notebook passed (kept if JSON can hold it).
+        scen.overrides = {k: v if isinstance(v, (str, int, float, bool, type(None))) else str(v)
+                          for k, v in overrides.items()}
     return scen
 
 
