@@ -14,6 +14,11 @@ import click
 from sim.errors import ScenarioError
 
 EXIT_BAD_INPUT = 2
+EXIT_NOT_REACHED = 3  # ran fine, but a --precision was not reached or a tune target is out of reach
+
+EXIT_STATUSES = ("Exit status: 0 done; 1 a fault in the simulator; 2 bad input (the message says what to "
+                 "change); 3 finished, but `--precision` was not reached within `--max`, or `tune` found "
+                 "the target unreachable in its range.")
 
 
 def scenario_files(paths) -> list[Path]:
@@ -55,17 +60,28 @@ class Group(click.Group):
 @click.group(cls=Group)
 @click.version_option(package_name="skirmish-sim")
 def main():
-    """Monte Carlo balance simulator for tabletop skirmish combat."""
+    """Monte Carlo balance simulator for tabletop skirmish combat.
+
+    Start with `skirmish new RULESET FILE`, check with `skirmish validate FILE`, play
+    with `skirmish run FILE`.
+
+    \b
+    Exit status: 0 done; 1 a fault in the simulator; 2 bad input (the message
+    says what to change); 3 finished, but --precision was not reached within --max,
+    or tune found the target unreachable in its range.
+    """
 
 
-@main.command()
+@main.command(epilog=EXIT_STATUSES)
 @click.argument("scenarios", nargs=-1, required=True)
 @click.option("-n", "--skirmishes", type=click.IntRange(min=1), help="How many skirmishes (default: the scenario's run.skirmishes).")
 @click.option("--seed", type=click.IntRange(min=0), help="Random seed (default: the scenario's run.seed).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
 @click.option("--max-rounds", type=click.IntRange(min=1), help="Rounds before a fight counts as unfinished.")
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", help="Override a scenario value, e.g. rules.resolution=sequential.")
-@click.option("--out", type=click.Path(dir_okay=True), help="Write both outcome tables: X.parquet (default) or X.csv; a folder for several scenarios.")
+@click.option("--out", type=click.Path(dir_okay=True), help="Write the outcome tables: X.parquet is the skirmish table (pd.read_parquet reads it), "
+                   "X.combatants.parquet beside it; or X.csv (+ X.meta.json); a folder for several scenarios. "
+                   "The paths written are printed.")
 @click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object to stdout instead of the text summary.")
 @click.option("--report", "report_dir", type=click.Path(file_okay=False), help="Also write an HTML report with figures into this folder.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar (there is none anyway when stderr is not a terminal).")
@@ -110,7 +126,7 @@ def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, repor
             if not as_json:
                 click.echo("wrote " + ", ".join(map(str, written)), err=True)
         if as_json:
-            summaries.append(result.summary())
+            summaries.append({**result.summary(), **({"written": [str(p) for p in written]} if out else {})})
         else:
             click.echo(result.summary_text())
             if len(files) > 1:
@@ -127,7 +143,7 @@ def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, repor
 @main.command()
 @click.argument("scenarios", nargs=-1, required=True)
 def validate(scenarios):
-    """Check scenario files and report the first problem in each."""
+    """Check scenario files (or folders of them) and report every problem in each, with its line."""
     from sim.scenario import load_scenario
     bad = 0
     for f in scenario_files(scenarios):
@@ -137,9 +153,23 @@ def validate(scenarios):
                        f"{', '.join(s.side_names)})")
         except ScenarioError as e:
             bad += 1
-            click.echo(f"error: {e}", err=True)
+            for problem in sorted(e.problems, key=lambda p: p.line or 0):
+                click.echo(f"error: {problem.single()}", err=True)
+            if len(e.problems) > 1:
+                click.echo(f"{f}: {len(e.problems)} problems", err=True)
     if bad:
         sys.exit(EXIT_BAD_INPUT)
+
+
+@main.command()
+@click.argument("ruleset")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--force", is_flag=True, help="Overwrite FILE if it exists.")
+def new(ruleset, file, force):
+    """Write a commented starter scenario for RULESET into FILE (it validates and runs as it is)."""
+    from sim.starters import write_starter
+    path = write_starter(ruleset, file, force=force)
+    click.echo(f"wrote {path}; next: skirmish validate {path} && skirmish run {path}", err=True)
 
 
 @main.command()
@@ -176,11 +206,18 @@ def rules(ruleset):
                             f"Known: {', '.join(rulesets.names())}.")
     rs = rulesets.get(ruleset)
     for name, spec in rs.rule_options.items():
-        click.echo(f"{name} (default {spec.default!r}; {spec.describe()})\n    {spec.doc}\n")
+        # Defaults as YAML spells them (null, true), since that is what the file would say.
+        default = spec.default
+        shown = "null" if default is None else str(default).lower() if isinstance(default, bool) else repr(default)
+        click.echo(f"{name} (default {shown}; {spec.describe()})\n    {spec.doc}\n")
 
 
 from sim import cli_report  # noqa: E402,F401
+from sim import cli_analysis  # noqa: E402,F401  (registers sweep, tune, sensitivity, tournament)
 
 if __name__ == "__main__":  # pragma: no cover
-    main()
-from sim import cli_analysis  # noqa: E402,F401  (registers sweep, tune, sensitivity, tournament)
+    # Run as `python -m sim.cli`, this file is the module __main__, while cli_report and
+    # cli_analysis register their commands on the group of the module sim.cli (a second
+    # copy); start that one, so every command is there.
+    from sim.cli import main as registered_main
+    registered_main()

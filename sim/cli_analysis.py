@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from sim.cli import main, parse_sets, scenario_files
+from sim.cli import EXIT_NOT_REACHED, EXIT_STATUSES, main, parse_sets, scenario_files
 from sim.errors import ScenarioError
 
 
@@ -76,8 +76,15 @@ def records(df: pd.DataFrame) -> list[dict]:
     return json.loads(df.to_json(orient="records", default_handler=str))
 
 
-def emit_json(command: str, df: pd.DataFrame, **extra) -> None:
-    payload = {"command": command, **df.attrs.get("analysis", {}), **extra, "rows": records(df)}
+def emit_json(command: str, df: pd.DataFrame, hoist: tuple = (), **extra) -> None:
+    """One JSON object; columns named in `hoist` that are the same in every row are given
+    once at the top (rule_options decoded) instead of in each row."""
+    rows = records(df)
+    once = {c: rows[0][c] for c in hoist if rows and c in rows[0] and all(r.get(c) == rows[0][c] for r in rows)}
+    if isinstance(once.get("rule_options"), str):
+        once["rule_options"] = json.loads(once["rule_options"])
+    rows = [{k: v for k, v in r.items() if k not in once} for r in rows]
+    payload = {"command": command, **once, **df.attrs.get("analysis", {}), **extra, "rows": rows}
     click.echo(json.dumps(payload, default=str, allow_nan=False))
 
 
@@ -106,12 +113,13 @@ def parse_vary(items) -> dict:
     return out
 
 
-@main.command()
+@main.command(epilog=EXIT_STATUSES)
 @click.argument("scenario")
 @click.option("--vary", multiple=True, metavar="PATH=VALUES",
               help="A path and the values to try: 0..6, 0..20:5, d6,d8,d10 or [..]; repeat for a grid. "
                    "Default: the scenario's sweep: block.")
-@click.option("--precision", type=float, help="Play chunks until every variant's win-rate half-width is at most this.")
+@click.option("--precision", type=float, help="Play chunks until every variant's win-rate half-width is at most "
+                                              f"this (exit status {EXIT_NOT_REACHED} if --max comes first).")
 @click.option("--max", "max_n", type=click.IntRange(min=1), default=1_000_000, show_default=True,
               help="With --precision: stop at this many skirmishes per variant.")
 @common_options
@@ -123,9 +131,12 @@ def sweep(scenario, vary, precision, max_n, skirmishes, seed, jobs, max_rounds, 
         df = sweep_fn(scenario, parse_vary(vary) or None, n=skirmishes, seed=seed, jobs=jobs, max_rounds=max_rounds,
                       overrides=parse_sets(sets), precision=precision, max_skirmishes=max_n if precision else None,
                       progress=update)
+    if precision is not None:
+        df.attrs["analysis"]["precision_reached"] = _sweep_reached(df, precision)
     write_out(df, out, as_json, report_dir=report_dir)
     if as_json:
-        return emit_json("sweep", df)
+        emit_json("sweep", df)
+        return _exit_unless(df.attrs["analysis"].get("precision_reached", True))
     meta = df.attrs["analysis"]
     paths = list(meta["vary"])
     sides = meta["sides"]
@@ -140,9 +151,24 @@ def sweep(scenario, vary, precision, max_n, skirmishes, seed, jobs, max_rounds, 
             click.echo(f"  {side:<16} {interval(r[f'{side}.win_rate'], r[f'{side}.win_lo'], r[f'{side}.win_hi'])}"
                        f"   {signed(r[f'{side}.diff_prev'], r[f'{side}.diff_prev_lo'], r[f'{side}.diff_prev_hi'])}")
         click.echo(f"  {'draw':<16} {pct(r['draw_rate'])}   rounds {r['rounds_mean']:.2f}")
+    if not meta.get("precision_reached", True):
+        click.echo(f"\nNOT reached: precision +-{precision:g} within --max {max_n:,} skirmishes per variant.")
+    _exit_unless(meta.get("precision_reached", True))
 
 
-@main.command()
+def _sweep_reached(df: pd.DataFrame, precision: float) -> bool:
+    sides = df.attrs["analysis"]["sides"]
+    widest = max(float((df[f"{s}.win_hi"] - df[f"{s}.win_lo"]).max()) / 2 for s in sides)
+    return widest <= precision + 1e-12
+
+
+def _exit_unless(ok: bool) -> None:
+    """Exit with EXIT_NOT_REACHED once the output is written, so scripts can tell."""
+    if not ok:
+        raise SystemExit(EXIT_NOT_REACHED)
+
+
+@main.command(epilog=EXIT_STATUSES)
 @click.argument("scenario")
 @click.option("--param", required=True, metavar="PATH", help="The whole-number value to solve for.")
 @click.option("--target", required=True, metavar="SIDE.win_rate=RATE", help="e.g. party.win_rate=0.6")
@@ -152,7 +178,9 @@ def sweep(scenario, vary, precision, max_n, skirmishes, seed, jobs, max_rounds, 
 @common_options
 def tune(scenario, param, target, rng, max_n, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir,
          quiet):
-    """Find the value of PATH that gives a side the target win rate (bisection, paired runs)."""
+    """Find the value of PATH that gives a side the target win rate (bisection, paired runs).
+
+    Exits with status 3 (after printing the table) when the target is unreachable in the range."""
     from sim.analysis import tune as tune_fn
     from sim.analysis.tune import parse_target, parse_tune_range
     side, rate = parse_target(target)
@@ -161,8 +189,10 @@ def tune(scenario, param, target, rng, max_n, skirmishes, seed, jobs, max_rounds
         df = tune_fn(scenario, param, side, rate, lo, hi, n=skirmishes or 20000, seed=seed, jobs=jobs,
                      max_rounds=max_rounds, overrides=parse_sets(sets), max_skirmishes=max_n, progress=update)
     write_out(df, out, as_json, report_dir=report_dir)
+    reachable = df.attrs["analysis"]["status"] != "unreachable"
     if as_json:
-        return emit_json("tune", df)
+        emit_json("tune", df, hoist=TUNE_CONSTANTS)
+        return _exit_unless(reachable)
     meta = df.attrs["analysis"]
     click.echo(meta["message"])
     click.echo("")
@@ -172,6 +202,12 @@ def tune(scenario, param, target, rng, max_n, skirmishes, seed, jobs, max_rounds
         click.echo(f"  {r['value']:>7}  {interval(r[f'{side}.win_rate'], r[f'{side}.win_lo'], r[f'{side}.win_hi']):<28} "
                    f"{signed(r['diff_vs_answer'], r['diff_vs_answer_lo'], r['diff_vs_answer_hi']) if r['role'] != 'answer' else '':<30} "
                    f"{r['skirmishes']:>9,} {mark}")
+    _exit_unless(reachable)
+
+
+# Columns of a tune table that hold one value for the whole search; its JSON gives them once.
+TUNE_CONSTANTS = ("message", "rule_options", "param", "target_side", "target", "status", "on_target",
+                  "scenario_hash", "seed", "package_version")
 
 
 @main.command()
@@ -302,7 +338,8 @@ def _add_adaptive_run() -> None:
     original = cmd.callback
     cmd.params.append(click.Option(["--precision"], type=float,
                                    help="Play chunks until every side's win-rate half-width is at most this "
-                                        "(e.g. 0.005), then report how many skirmishes it took; replaces -n."))
+                                        "(e.g. 0.005), then report how many skirmishes it took; replaces -n. "
+                                        f"Exit status {EXIT_NOT_REACHED} if --max came first."))
     cmd.params.append(click.Option(["--max", "max_n"], type=click.IntRange(min=1), default=1_000_000,
                                    show_default=True, help="With --precision: stop at this many skirmishes."))
 
@@ -315,11 +352,12 @@ def _add_adaptive_run() -> None:
                                 "--backend dask, --scheduler, --summary-only, --run-dir or --resume.")
         from sim.analysis import run_adaptive
         files = scenario_files(kw["scenarios"])
-        summaries = []
+        summaries, all_reached = [], True
         for f in files:
             result = run_adaptive(f, precision, max_skirmishes=max_n, seed=kw["seed"], jobs=kw["jobs"],
                                   max_rounds=kw["max_rounds"], overrides=parse_sets(kw["sets"]))
             a = result.meta["adaptive"]
+            all_reached = all_reached and a["reached"]
             note = (f"{'reached' if a['reached'] else 'NOT reached'} precision +-{precision:g} after "
                     f"{len(result.skirmishes):,} skirmishes ({a['steps']} steps"
                     + ("" if a["reached"] else f"; stopped at --max {max_n:,}") + ")")
@@ -338,6 +376,7 @@ def _add_adaptive_run() -> None:
         if kw["as_json"]:
             payload = summaries[0] if len(summaries) == 1 else {"scenarios": summaries}
             click.echo(json.dumps(payload, default=str))
+        _exit_unless(all_reached)
 
     cmd.callback = callback
 

@@ -10,6 +10,7 @@ committed file with `render()`.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from sim import rulesets, vocabulary
@@ -18,6 +19,7 @@ from sim.policy import TARGET_MODES, policy_schema
 from sim.formations import BATTLEFIELD_FIELDS
 from sim.scenario import CORE_COMBATANT_FIELDS, MAX_COMBATANTS, RUN_FIELDS, SIDE_FIELDS, TOP_FIELDS
 from sim.schema import Field, markdown_table
+from sim.starters import STARTERS
 
 DOC_PATH = Path(__file__).resolve().parent.parent / "docs" / "scenarios.md"
 
@@ -29,9 +31,13 @@ INTRO = """\
 
 A scenario is one YAML file describing one fight: which rule system plays it, the rule
 options that differ from their defaults, two or more sides with their combatants and
-policies, and how many skirmishes to play. `skirmish validate FILE` checks a file without
-running it; every problem is reported as one paragraph naming the file, the field path
-(e.g. `sides.party.combatants[0].verve`) and what is allowed there.
+policies, and how many skirmishes to play. `skirmish new RULESET FILE` writes a commented
+starter that validates and runs as it is (the examples under each ruleset below are those
+starters). `skirmish validate FILE` checks a file without running it and reports every
+problem, each as one paragraph naming the file, the line, the field path (e.g.
+`sides.party.combatants[Sam Stevens].verve`, combatants named as `--set` names them)
+and what is allowed there. A word another ruleset uses for a field (`hp:` in Gods &
+Monsters) gets a hint with this ruleset's name for it (`survival`).
 
 ## Layout
 
@@ -60,6 +66,86 @@ run: {skirmishes: 100000, seed: 2026, max_rounds: 100}
 
 Field names are checked: a misspelt one is an error with a "Did you mean" suggestion,
 never silently ignored. Every optional field has a documented default, listed below.
+
+### What the loader refuses
+
+A key given twice in one mapping is an error naming both lines (plain YAML would keep
+the second silently: a pasted second `party:` side would replace the first). So are a
+file over 1,000,000 bytes, mappings and lists nested more than 64 deep, aliases that
+expand to more than 250,000 values, and anything that is not a regular UTF-8 file (a
+folder, a pipe, an unreadable file). Each ends within seconds with exit status 2. The
+same limits apply to values given with `--set` and `--vary`.
+
+## Reusing values: YAML anchors
+
+Within one file, write a block once with an anchor (`&name`) and repeat it with an
+alias (`*name`); `<<: *name` merges an anchored mapping into another, the keys written
+beside it winning:
+
+```yaml
+sides:
+  goblins:
+    combatants:
+      - &goblin                  # the anchor names this whole mapping
+        name: Goblin chief
+        survival: 9
+        weapons: [{name: spear, damage: d6}]
+      - <<: *goblin              # every field of the chief ...
+        name: Goblin             # ... except these
+        count: 3
+        survival: 6
+  wolves:
+    policy: &cautious {target: random, flee_below: 0.3}
+    combatants: [...]
+  bandits:
+    policy: *cautious            # the same policy again
+    combatants: [...]
+```
+
+The scenario is stored and hashed as the values the aliases stand for, so an anchor
+changes nothing about a result. For definitions shared between files, use a library.
+
+## Libraries: `include:`, `bestiary:`, `policies:`
+
+Stat blocks, weapons and policies can be defined once and used by name in any number
+of scenarios. A library file holds only definitions:
+
+```yaml
+# library/gods_and_monsters.yaml
+library: gods_and_monsters      # the ruleset these definitions are for (checked)
+armory:                         # weapons, used by name in a weapon list
+  great club: {damage: 2d6}
+bestiary:                       # stat blocks, used as {use: NAME}
+  Ogre: {level: 5, survival: 42, fortitude: 15, combat: 3, defense: 2, attacks: [great club]}
+policies:                       # policies, used as policy: {use: NAME}
+  bully: {target: strongest, flee_below: 0.15}
+```
+
+and a scenario includes it and refers to its names:
+
+```yaml
+include: ../../library/gods_and_monsters.yaml   # or a list of files
+sides:
+  ogre:
+    policy: {use: bully}
+    combatants:
+      - {use: Ogre}                  # named "Ogre" unless `name:` is given
+      - {use: Ogre, name: Old ogre, survival: 30, count: 2}
+```
+
+The merge rule: included files only provide named definitions; nothing else in them
+reaches the scenario. Fields written beside `use:` win over the definition's. When a
+name is defined twice, the scenario's own `armory:`, `bestiary:` or `policies:` wins over
+any included file, and a later include wins over an earlier one; an included file may
+include others (its own definitions winning over theirs). Include paths are relative to
+the file that includes them; a missing file, a circle of includes (named in the
+message), a file for another ruleset, or more than 32 files in all are errors. A `use:`
+that names nothing suggests the closest name. The scenario is stored, hashed and played
+with every reference filled in, so it needs no library to be replayed (the
+`scenario_text` of a result's provenance is that resolved scenario). The shipped
+libraries live in `library/` (one per ruleset); `scenarios/gods_and_monsters/
+ogre_vs_two_warriors.yaml`, `scenarios/lens/caster_duel.yaml` and
+`scenarios/lifeforce/shield_wall.yaml` use them.
 """
 
 SIDES = f"""\
@@ -163,7 +249,10 @@ path is dot-separated; `[i]` picks a list entry by position and `[Name]` by its 
     --set run.max_rounds=50
 
 Values are read as YAML scalars (`4`, `true`, `d8`). The changed scenario is validated
-exactly like a file, and its hash (stored with every result) reflects the change.
+exactly like a file, and its hash (stored with every result) reflects the change. The
+values given are stored with every result (`overrides` in the JSON provenance and the
+Parquet metadata), beside the scenario as played (`scenario_text`: the YAML after
+includes and overrides).
 """
 
 
@@ -182,6 +271,9 @@ def render_ruleset(name: str) -> str:
     doc = (sys.modules[type(rs).__module__].__doc__ or "").strip().splitlines()
     if doc:
         lines += [doc[0], ""]
+    if name in STARTERS:
+        lines += ["#### Example", "", f"What `skirmish new {name} FILE` writes:", "", "```yaml",
+                  STARTERS[name].rstrip("\n"), "```", ""]
     lines += ["#### Stat block", "", "Fields of each combatant, beside the core fields above:", "",
               markdown_table(rs.combatant_fields), ""]
     lines += _subrecord_tables(rs.combatant_fields, "a list of mappings")
@@ -197,7 +289,9 @@ def render_ruleset(name: str) -> str:
 
 
 def render() -> str:
-    rule_record = policy_schema({})["rules"].item.fields
+    rule_record = dict(policy_schema({})["rules"].item.fields)
+    if rule_record["if"].shape is None:  # sim/policy.py declares it "any"; the docs say what it takes
+        rule_record["if"] = replace(rule_record["if"], shape='a condition in quotes, e.g. "health < 0.3", or true')
     parts = [
         INTRO,
         "## Top-level fields\n\n" + markdown_table(TOP_FIELDS) + "\n",

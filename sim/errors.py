@@ -5,29 +5,95 @@ import difflib
 
 
 class ScenarioError(Exception):
-    """Bad scenario input. The CLI prints `str(err)` and exits with status 2."""
+    """Bad scenario input. The CLI prints `str(err)` and exits with status 2.
 
-    def __init__(self, message: str, *, file: str | None = None, path: str | None = None):
+    A loader that checks a whole file raises the first problem with the others in
+    `also`; `problems` lists all of them (`skirmish validate` prints each).
+    """
+
+    def __init__(self, message: str, *, file: str | None = None, path: str | None = None,
+                 line: int | None = None):
         self.file = file
         self.path = path
+        self.line = line
         self.message = message
+        self.also: list[ScenarioError] = []
         super().__init__(self._render())
 
-    def _render(self) -> str:
+    def _render(self, with_more: bool = True) -> str:
         where = []
         if self.file:
             where.append(str(self.file))
+        if self.line:
+            where.append(f"line {self.line}")
         if self.path:
             where.append(f"field '{self.path}'")
         prefix = ", ".join(where)
-        return _printable(f"{prefix}: {self.message}" if prefix else self.message)
+        text = f"{prefix}: {self.message}" if prefix else self.message
+        if with_more and self.also:
+            n = len(self.also)
+            text += (f" ({n} more problem{'s' if n > 1 else ''} in this file; "
+                     "`skirmish validate FILE` lists them all.)")
+        return _printable(text)
 
-    def located(self, file: str | None = None) -> "ScenarioError":
-        """Attach the file name once the loader knows it (validators work on plain data)."""
-        if file and not self.file:
-            self.file = file
-            self.args = (self._render(),)
+    def _refresh(self) -> None:
+        self.args = (self._render(),)
+
+    @property
+    def problems(self) -> list["ScenarioError"]:
+        return [self, *self.also]
+
+    def single(self) -> str:
+        """This problem alone, without the count of the others."""
+        return self._render(with_more=False)
+
+    def located(self, file: str | None = None, lines=None) -> "ScenarioError":
+        """Attach the file name (and, given `lines(path) -> int`, the line of each field)
+        once the loader knows them (validators work on plain data)."""
+        for e in self.problems:
+            if file and not e.file:
+                e.file = file
+            if lines is not None and e.path and not e.line:
+                e.line = lines(e.path)
+            e._refresh()
         return self
+
+
+def combine(errors: list[ScenarioError]) -> ScenarioError:
+    """One error standing for several: the first, carrying the rest."""
+    flat, seen = [], set()
+    for p in (p for e in errors for p in e.problems):
+        if id(p) not in seen:  # an error already combined once brings its list along
+            seen.add(id(p))
+            flat.append(p)
+    first = flat[0]
+    first.also = flat[1:]
+    for e in first.also:
+        e.also = []
+    first._refresh()
+    return first
+
+
+class Problems:
+    """Collects the problems of independent parts of a file, so all are reported at once."""
+
+    def __init__(self):
+        self.errors: list[ScenarioError] = []
+
+    def attempt(self, fn, *args, default=None, **kw):
+        try:
+            return fn(*args, **kw)
+        except ScenarioError as e:
+            self.errors.extend(e.problems)
+            return default
+
+    def add(self, error: ScenarioError) -> None:
+        self.errors.extend(error.problems)
+
+    def raise_any(self) -> None:
+        if self.errors:
+            errors, self.errors = self.errors, []
+            raise combine(errors)
 
 
 def _printable(text: str) -> str:

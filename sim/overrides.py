@@ -9,8 +9,6 @@ from __future__ import annotations
 import copy
 import re
 
-import yaml
-
 from sim.errors import ScenarioError, closest
 
 _SEGMENT = re.compile(r"([^.\[\]]+)|\[([^\]]*)\]")
@@ -42,10 +40,8 @@ def split_path(path: str) -> list:
 def parse_value(text):
     if not isinstance(text, str):
         return text
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError:
-        return text
+    from sim.yamlload import parse_scalar_text  # the file loader's limits: no alias bombs via --set
+    return parse_scalar_text(text)
 
 
 def _resolve(container, key, path, create: bool):
@@ -56,7 +52,7 @@ def _resolve(container, key, path, create: bool):
         for i, e in enumerate(container):
             if isinstance(e, dict) and e.get("name") == key[1]:
                 return i
-        raise ScenarioError(f"no entry named '{key[1]}'.{closest(key[1], names)} Entries: {', '.join(map(str, names))}.",
+        raise ScenarioError(f"no entry named '{key[1]}'.{closest(key[1], names)} Entries: {', '.join('null' if n is None else str(n) for n in names)}.",
                             path=path)
     if isinstance(key, int):
         if not isinstance(container, list) or not -len(container) <= key < len(container):
@@ -145,3 +141,14 @@ def parse_values(spec, path: str = "") -> list:
     if len(values) > 10000:
         raise ScenarioError(f"lists {len(values)} values; keep a sweep under 10000 per path.", path=path or None)
     return values
+
+
+def entry_path(path: str, entries: list, i: int) -> str:
+    """`path[Name]` for a list entry with a distinct name (what `--set` accepts), else `path[i]`."""
+    entry = entries[i]
+    name = entry.get("name", entry.get("use")) if isinstance(entry, dict) else None
+    if isinstance(name, str) and name.strip() and not set(name) & set("[]") and name.strip() == name:
+        same = [e for e in entries if isinstance(e, dict) and e.get("name", e.get("use")) == name]
+        if len(same) == 1:
+            return f"{path}[{name}]"
+    return f"{path}[{i}]"

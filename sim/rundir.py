@@ -154,17 +154,14 @@ class ChunkedResult:
 
 
 def stream_tables(result: ChunkedResult, out) -> list[Path]:
-    out = Path(out)
-    fmt = "csv" if out.suffix.lower() == ".csv" else "parquet"
-    stem = out.with_suffix("") if out.suffix.lower() in (".csv", ".parquet") else out
+    from sim.summary import table_paths  # one naming rule for streamed and in-memory tables
+    sk_path, cb_path, meta_path, fmt = table_paths(out)
     paths = []
-    for kind in TABLES:
-        target = stem.parent / f"{stem.name}.{kind}.{fmt}"
+    for kind, target in zip(TABLES, (sk_path, cb_path)):
         _stream_one(result.iter_tables(kind), target, fmt, result.meta)
         paths.append(target)
-    if fmt == "csv":
-        paths.append(atomic_write_text(stem.parent / f"{stem.name}.meta.json",
-                                       json.dumps(result.meta, indent=2, default=str)))
+    if meta_path is not None:
+        paths.append(atomic_write_text(meta_path, json.dumps(result.meta, indent=2, default=str)))
     return paths
 
 

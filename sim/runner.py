@@ -105,6 +105,10 @@ def provenance(scen: Scenario, seed: int, n: int, max_rounds: int) -> dict:
                          for k, v in scen.rules.items()},
         "package_version": sim.__version__,
         "chunk_size": CHUNK_SIZE,
+        # What was played, not only where it came from: the --set values and the scenario
+        # after includes and overrides, so a result can be replayed without the files.
+        "overrides": dict(scen.overrides),
+        "scenario_text": scen.text,
     }
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from sim.dice import Dice, parse_dice
-from sim.errors import ScenarioError, closest
+from sim.errors import Problems, ScenarioError, closest
 
 REQUIRED = object()
 
@@ -27,6 +27,7 @@ class Field:
     fields: "dict[str, Field] | None" = None  # record fields
     check: Callable[[Any, str], Any] | None = None  # extra validation, returns the value
     max_items: int | None = None
+    shape: str | None = None  # what an "any" field holds, in words, for messages and docs
 
     @property
     def required(self) -> bool:
@@ -34,6 +35,8 @@ class Field:
 
     def describe(self) -> str:
         """Allowed values in words, used in error messages and generated docs."""
+        if self.shape:
+            return self.shape
         if self.kind == "choice":
             return "one of " + ", ".join(repr(c) for c in self.choices)
         if self.kind in ("int", "float"):
@@ -116,7 +119,7 @@ def validate(value, spec: Field, path: str):
                 fail(f"got {_type_name(value)}; expected a list.")
         if spec.max_items is not None and len(value) > spec.max_items:
             fail(f"has {len(value)} entries; at most {spec.max_items} are allowed.")
-        out = [validate(v, spec.item, f"{path}[{i}]") for i, v in enumerate(value)] if spec.item else list(value)
+        out = _validate_items(value, spec.item, path) if spec.item else list(value)
     elif kind == "mapping":
         if not isinstance(value, dict):
             fail(f"got {_type_name(value)}; expected a mapping of name: value.")
@@ -135,27 +138,74 @@ def _check_range(x, spec: Field, fail):
         fail(f"got {fmt(x)}; expected {spec.describe()}.")
 
 
-def validate_record(value, fields: dict[str, Field], path: str) -> dict:
+def _validate_items(values: list, item: Field, path: str) -> list:
+    problems = Problems()
+    out = [problems.attempt(validate, v, item, f"{path}[{i}]") for i, v in enumerate(values)]
+    problems.raise_any()
+    return out
+
+
+def validate_record(value, fields: dict[str, Field], path: str, problems: Problems | None = None) -> dict:
+    """The record with defaults filled. Every bad field is reported: raised together, or,
+    given `problems`, added to it (the bad fields are then None in the result)."""
     if not isinstance(value, dict):
         raise ScenarioError(f"got {_type_name(value)}; expected a mapping with the fields "
                             f"{', '.join(fields)}.", path=path or None)
+    own = problems is None
+    problems = Problems() if own else problems
     out = {}
     for key in value:
         if key not in fields:
             where = f"{path}.{key}" if path else str(key)
-            raise ScenarioError(
-                f"unknown field '{key}'.{closest(key, fields)} Allowed here: {', '.join(fields)}.",
-                path=where)
+            hint = closest(key, fields) or synonym_hint(key, fields)
+            problems.add(ScenarioError(f"unknown field '{key}'.{hint} Allowed here: {', '.join(fields)}.",
+                                       path=where))
     for name, spec in fields.items():
         sub = f"{path}.{name}" if path else name
         if name in value:
-            out[name] = validate(value[name], spec, sub)
+            out[name] = problems.attempt(validate, value[name], spec, sub)
         elif spec.required:
-            raise ScenarioError(f"is missing; it must be {spec.describe()}"
-                                + (f" ({spec.doc})" if spec.doc else "") + ".", path=sub)
+            problems.add(ScenarioError(f"is missing; it must be {spec.describe()}"
+                                       + (f" ({spec.doc})" if spec.doc else "") + ".", path=sub))
+            out[name] = None
         else:
             out[name] = spec.default
+    if own:
+        problems.raise_any()
     return out
+
+
+# Words a designer brings from another ruleset (or another game), and what each ruleset
+# calls the same thing; `closest` cannot see that `hp` means `survival`.
+SYNONYMS = {
+    "hit points": ("survival", "body", "hp"),
+    "defence": ("defense", "armor_rating", "dodge", "evasion"),
+    "attack": ("attack", "attack_rating", "offence", "combat"),
+    "speed": ("movement", "speed"),
+    "armour": ("armor_rating", "armor", "head_protection"),
+    "initiative": ("initiative", "reaction", "verve"),
+    "dodge": ("evasion", "dodge", "defense"),
+}
+_WORDS = {
+    "hit points": ("hp", "hit_points", "hitpoints", "health", "life", "wounds", "survival", "body", "lifeforce"),
+    "defence": ("ac", "armor_class", "armour_class", "defence", "defense", "armor_rating", "dodge"),
+    "attack": ("to_hit", "tohit", "attack_bonus", "offense", "offence", "attack", "attack_rating", "combat"),
+    "speed": ("move", "speed", "movement"),
+    "armour": ("armor", "armour", "protection", "armor_rating"),
+    "initiative": ("init", "initiative", "reaction", "reflexes"),
+    "dodge": ("evade", "evasion", "dodge", "parry"),
+}
+
+
+def synonym_hint(key, fields) -> str:
+    """' This ruleset calls that 'survival'.' for a word another ruleset uses, else ''."""
+    word = str(key).strip().lower().replace(" ", "_").replace("-", "_")
+    for meaning, words in _WORDS.items():
+        if word in words:
+            for candidate in SYNONYMS[meaning]:
+                if candidate in fields and candidate != key:
+                    return f" This ruleset's name for {meaning} is '{candidate}'."
+    return ""
 
 
 def markdown_table(fields: dict[str, Field]) -> str:
@@ -173,5 +223,5 @@ def _default_text(value) -> str:
     if isinstance(value, bool):
         return str(value).lower()
     if value is None:
-        return "none"
+        return "null"
     return str(value)

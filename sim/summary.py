@@ -69,18 +69,27 @@ def summary_text(result) -> str:
     return "\n".join(lines)
 
 
-def write_tables(result, out) -> list[Path]:
-    """Write both tables: `X.parquet` -> X.skirmishes.parquet and X.combatants.parquet."""
+def table_paths(out) -> tuple[Path, Path, Path | None, str]:
+    """Where `--out X.parquet` puts the tables: (skirmishes, combatants, meta json or None, format).
+
+    `X.parquet` itself is the skirmish table, so `pd.read_parquet("X.parquet")` reads it;
+    the combatant table goes beside it as `X.combatants.parquet`. The same for `.csv`
+    (plus `X.meta.json`, since CSV has no metadata); a path without either suffix gets `.parquet`.
+    """
     out = Path(out)
     fmt = "csv" if out.suffix.lower() == ".csv" else "parquet"
     stem = out.with_suffix("") if out.suffix.lower() in (".csv", ".parquet") else out
-    paths = []
-    for name, frame in (("skirmishes", result.skirmishes), ("combatants", result.combatants)):
-        target = stem.parent / f"{stem.name}.{name}.{fmt}"
+    meta = stem.parent / f"{stem.name}.meta.json" if fmt == "csv" else None
+    return stem.parent / f"{stem.name}.{fmt}", stem.parent / f"{stem.name}.combatants.{fmt}", meta, fmt
+
+
+def write_tables(result, out) -> list[Path]:
+    """Write both tables (see `table_paths`) atomically; returns the paths written."""
+    sk_path, cb_path, meta_path, fmt = table_paths(out)
+    for target, frame in ((sk_path, result.skirmishes), (cb_path, result.combatants)):
         atomic_write_frame(target, frame, fmt, result.meta)
-        paths.append(target)
-    if fmt == "csv":
+    paths = [sk_path, cb_path]
+    if meta_path is not None:
         import json
-        paths.append(atomic_write_text(stem.parent / f"{stem.name}.meta.json",
-                                       json.dumps(result.meta, indent=2, default=str)))
+        paths.append(atomic_write_text(meta_path, json.dumps(result.meta, indent=2, default=str)))
     return paths

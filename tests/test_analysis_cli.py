@@ -54,7 +54,7 @@ def test_tune_command(scen):
     payload = json.loads(r.stdout)
     assert payload["status"] == "found" and payload["value"] == 3
     r = invoke("tune", scen, "--param", HERO_DEF, "--target", "hero.win_rate=0.99", "--range", "-2..2", "-n", "1000")
-    assert r.exit_code == 0 and "unreachable" in r.stdout
+    assert r.exit_code == 3 and "unreachable" in r.stdout  # finished, but no answer: scripts can tell
 
 
 def test_sensitivity_and_tournament_commands(scen):
@@ -77,7 +77,7 @@ def test_run_with_precision(scen):
     assert s["provenance"]["adaptive"]["reached"]
     assert all((v["ci95"][1] - v["ci95"][0]) / 2 <= 0.05 for v in s["sides"].values())
     r = invoke("run", scen, "--precision", "0.001", "--max", "2000")
-    assert r.exit_code == 0 and "NOT reached" in r.stdout and "2,000 skirmishes" in r.stdout
+    assert r.exit_code == 3 and "NOT reached" in r.stdout and "2,000 skirmishes" in r.stdout
     r = invoke("run", scen, "-n", "300")  # the plain path is untouched
     assert r.exit_code == 0 and "300 skirmishes" in r.stdout
 

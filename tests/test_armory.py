@@ -29,5 +29,5 @@ def test_unknown_weapon_name_suggests_the_closest_and_says_where_to_define_it():
     with pytest.raises(sim.ScenarioError) as e:
         sim.load_scenario(data)
     msg = str(e.value)
-    assert "sides.party.combatants[0].weapons[0]" in msg
+    assert "sides.party.combatants[Sam Stevens].weapons[0]" in msg
     assert "Did you mean 'long sword'" in msg and "armory" in msg

@@ -76,7 +76,7 @@ def test_out_writes_both_tables(tmp_path, suffix):
     res = invoke("run", GOBLINS, "-n", "700", "--seed", "3", "--out", str(target))
     assert res.exit_code == 0, res.output
     read = pd.read_parquet if suffix == "parquet" else pd.read_csv
-    sk = read(tmp_path / f"x.skirmishes.{suffix}")
+    sk = read(target)  # X.parquet itself is the skirmish table, so pandas reads what was asked for
     cb = read(tmp_path / f"x.combatants.{suffix}")
     assert len(sk) == 700 and list(sk["skirmish"]) == list(range(700))
     assert {"winner", "rounds"} <= set(sk.columns)
@@ -85,7 +85,7 @@ def test_out_writes_both_tables(tmp_path, suffix):
             "final_state", "down_round"} <= set(cb.columns)
     # `count: 6` made six distinct goblins.
     assert {f"Goblin {i}" for i in range(1, 7)} <= set(cb["combatant"].astype(str))
-    meta = read_meta(tmp_path / "x.skirmishes.parquet") if suffix == "parquet" else \
+    meta = read_meta(target) if suffix == "parquet" else \
         json.loads((tmp_path / "x.meta.json").read_text())
     assert meta["seed"] == 3 and meta["skirmishes"] == 700 and meta["ruleset"] == "gods_and_monsters"
     assert "resolution" in meta["rule_options"]
@@ -122,5 +122,5 @@ def test_out_folder_for_several_scenarios(tmp_path):
     res = invoke("run", "scenarios/gods_and_monsters", "-n", "200", "--out", str(tmp_path / "all"))
     assert res.exit_code == 0
     for stem in ("yeti", "goblin_ambush", "ogre_vs_two_warriors"):
-        assert (tmp_path / "all" / f"{stem}.skirmishes.parquet").exists(), stem
+        assert len(pd.read_parquet(tmp_path / "all" / f"{stem}.parquet")) == 200, stem
         assert len(pd.read_parquet(tmp_path / "all" / f"{stem}.combatants.parquet")) > 200

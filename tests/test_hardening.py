@@ -142,7 +142,7 @@ def test_cli_exits_2_with_one_paragraph_and_leaves_no_partial_output(tmp_path, r
     assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
     assert "Traceback" not in r.output + r.stderr
     if r.exit_code == 0:
-        assert sorted(p.name for p in out.iterdir()) == ["t.combatants.parquet", "t.skirmishes.parquet"]
+        assert sorted(p.name for p in out.iterdir()) == ["t.combatants.parquet", "t.parquet"]
     else:
         assert r.exit_code == 2
         assert r.stderr.startswith("error: ") and str(f) in r.stderr

@@ -86,10 +86,10 @@ def test_run_folder_tables_and_streamed_files_equal_the_in_memory_run(small_chun
     res = sim.run_to_folder(YETI, tmp_path / "run", n=1700, seed=2, jobs=2, out=tmp_path / "out" / "y.parquet")
     pd.testing.assert_frame_equal(res.skirmishes, full.skirmishes)
     pd.testing.assert_frame_equal(res.combatants, full.combatants)
-    for kind in ("skirmishes", "combatants"):
-        streamed = pd.read_parquet(tmp_path / "out" / f"y.{kind}.parquet")
+    for kind, name in (("skirmishes", "y.parquet"), ("combatants", "y.combatants.parquet")):
+        streamed = pd.read_parquet(tmp_path / "out" / name)
         pd.testing.assert_frame_equal(streamed, getattr(full, kind))
-        assert sim.io.read_meta(tmp_path / "out" / f"y.{kind}.parquet") == json.loads(
+        assert sim.io.read_meta(tmp_path / "out" / name) == json.loads(
             json.dumps(full.meta, default=str))
     assert json.loads((tmp_path / "run" / "summary.json").read_text()) == json.loads(
         json.dumps(full.summary(), default=str))
@@ -104,8 +104,8 @@ def test_streamed_csv_equals_the_in_memory_csv(small_chunks, tmp_path):
     full = sim.run(YETI, n=1200, seed=4)
     full.write(tmp_path / "mem.csv")
     sim.run_to_folder(YETI, tmp_path / "run", n=1200, seed=4, out=tmp_path / "stream.csv")
-    for kind in ("skirmishes", "combatants"):
-        assert (tmp_path / f"stream.{kind}.csv").read_text() == (tmp_path / f"mem.{kind}.csv").read_text()
+    for name in ("{}.csv", "{}.combatants.csv", "{}.meta.json"):
+        assert (tmp_path / name.format("stream")).read_text() == (tmp_path / name.format("mem")).read_text()
 
 
 def _interrupt_at(monkeypatch, chunk_to_fail, exc):
@@ -260,7 +260,7 @@ def test_cli_out_streams_the_tables_and_leaves_no_chunk_folder(small_chunks, tmp
     assert "wrote " in r.stderr and "y.combatants.parquet" in r.stderr
     full = sim.run(YETI, n=1300, seed=3)
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "o" / "y.combatants.parquet"), full.combatants)
-    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["y.combatants.parquet", "y.skirmishes.parquet"]
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["y.combatants.parquet", "y.parquet"]
     assert full.summary_text() in r.stdout
 
 

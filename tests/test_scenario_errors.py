@@ -39,19 +39,19 @@ def sam(data):
 
 CASES = {
     "unknown field": (lambda d: sam(d).update(vervee=3),
-                      ["sides.party.combatants[0].vervee", "unknown field", "Did you mean 'verve'"]),
+                      ["sides.party.combatants[Sam Stevens].vervee", "unknown field", "Did you mean 'verve'"]),
     "wrong type": (lambda d: sam(d).update(verve="lots"),
-                   ["sides.party.combatants[0].verve", "'lots'", "whole number"]),
+                   ["sides.party.combatants[Sam Stevens].verve", "'lots'", "whole number"]),
     "out of range": (lambda d: sam(d).update(verve=-3),
-                     ["sides.party.combatants[0].verve", "got -3", "from 0 to"]),
+                     ["sides.party.combatants[Sam Stevens].verve", "got -3", "from 0 to"]),
     "bad choice": (lambda d: sam(d).update(awareness="sleepy"),
-                   ["sides.party.combatants[0].awareness", "'aware', 'unaware', 'asleep'"]),
+                   ["sides.party.combatants[Sam Stevens].awareness", "'aware', 'unaware', 'asleep'"]),
     "missing required": (lambda d: sam(d).pop("survival"),
-                         ["sides.party.combatants[0].survival", "is missing"]),
+                         ["sides.party.combatants[Sam Stevens].survival", "is missing"]),
     "unknown ruleset": (lambda d: d.update(ruleset="gods_and_monster"),
                         ["ruleset", "Did you mean 'gods_and_monsters'"]),
     "bad dice": (lambda d: sam(d)["weapons"][0].update(damage="d8+"),
-                 ["sides.party.combatants[0].weapons[0].damage", "'d8+' is not a dice expression"]),
+                 ["sides.party.combatants[Sam Stevens].weapons[0].damage", "'d8+' is not a dice expression"]),
     "no weapon": (lambda d: sam(d).pop("weapons"),
                   ["sides.party.combatants[0]", "neither `weapons` nor `attacks`"]),
     "empty side": (lambda d: d["sides"]["party"].update(combatants=[]),
@@ -111,8 +111,8 @@ def test_not_utf8(tmp_path):
     ("sides.yeti.combatants[Yeto].defense=4", ["no entry named 'Yeto'", "Did you mean 'Yeti'"]),
     ("sides.yeti.combatants[5].defense=4", ["index [5] is out of range"]),
     ("sides.yetti.combatants[0].defense=4", ["'yetti'", "Did you mean 'yeti'"]),
-    ("sides.yeti.combatants[Yeti].defence=4", ["sides.yeti.combatants[0].defence", "Did you mean 'defense'"]),
-    ("sides.yeti.combatants[Yeti].defense=lots", ["sides.yeti.combatants[0].defense", "'lots'"]),
+    ("sides.yeti.combatants[Yeti].defence=4", ["sides.yeti.combatants[Yeti].defence", "Did you mean 'defense'"]),
+    ("sides.yeti.combatants[Yeti].defense=lots", ["sides.yeti.combatants[Yeti].defense", "'lots'"]),
     ("rules.resolution", ["PATH=VALUE"]),
 ])
 def test_bad_set(setting, expected):
@@ -127,7 +127,7 @@ def test_validate_reports_every_bad_file_and_exits_2(tmp_path):
     (tmp_path / "good.yaml").write_text(YETI.read_text(encoding="utf-8"), encoding="utf-8")
     res = CliRunner().invoke(main, ["validate", str(tmp_path)])
     assert res.exit_code == 2
-    assert "good.yaml: ok" in res.output and "bad.yaml, field 'sides.party.combatants[0].verve'" in res.output
+    assert "good.yaml: ok" in res.output and "bad.yaml, line 20, field 'sides.party.combatants[Sam Stevens].verve'" in res.output
 
 
 def test_python_api_raises_scenario_error_with_path():
@@ -135,5 +135,5 @@ def test_python_api_raises_scenario_error_with_path():
     sam(data)["defence"] = 3
     with pytest.raises(sim.ScenarioError) as err:
         sim.load_scenario(data)
-    assert err.value.path == "sides.party.combatants[0].defence"
+    assert err.value.path == "sides.party.combatants[Sam Stevens].defence"
     assert "Did you mean 'defense'" in str(err.value)

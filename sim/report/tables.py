@@ -180,9 +180,13 @@ def _pair_for(path: Path) -> tuple[Path, Path, str] | None:
 
 
 def _existing(stem: Path, fmt: str):
-    sk = stem.with_name(f"{stem.name}.skirmishes.{fmt}")
+    # `--out X.parquet` writes X.parquet (skirmishes) beside X.combatants.parquet; runs
+    # written before that named the skirmish table X.skirmishes.parquet.
     cb = stem.with_name(f"{stem.name}.combatants.{fmt}")
-    return (sk, cb, fmt) if sk.exists() and cb.exists() else None
+    for sk in (stem.with_name(f"{stem.name}.{fmt}"), stem.with_name(f"{stem.name}.skirmishes.{fmt}")):
+        if sk.exists() and cb.exists():
+            return sk, cb, fmt
+    return None
 
 
 def load_tables(path) -> list[RunTables]:
@@ -193,17 +197,17 @@ def load_tables(path) -> list[RunTables]:
     """
     path = Path(path)
     if path.is_dir():
-        stems = sorted({p.name[: -len(".skirmishes.parquet")] for p in path.glob("*.skirmishes.parquet")}
-                       | {p.name[: -len(".skirmishes.csv")] for p in path.glob("*.skirmishes.csv")})
+        stems = sorted({p.name[: -len(f".combatants.{fmt}")] for fmt in ("parquet", "csv")
+                        for p in path.glob(f"*.combatants.{fmt}")})
         if not stems:
-            raise ScenarioError("holds no outcome tables (*.skirmishes.parquet); write them with "
+            raise ScenarioError("holds no outcome tables (*.combatants.parquet beside *.parquet); write them with "
                                 "`skirmish run SCENARIO --out DIR/NAME.parquet`.", file=str(path))
         return [t for s in stems for t in load_tables(path / s)]
     found = _pair_for(path)
     if not found:
         raise ScenarioError("no outcome tables found there; give the path passed to `skirmish run --out` "
                             "(e.g. out/yeti.parquet) or one of the files it wrote "
-                            "(out/yeti.skirmishes.parquet, out/yeti.combatants.parquet).", file=str(path))
+                            "(out/yeti.parquet, out/yeti.combatants.parquet).", file=str(path))
     sk_path, cb_path, fmt = found
     if fmt == "parquet":
         from sim.io import read_meta
@@ -211,7 +215,7 @@ def load_tables(path) -> list[RunTables]:
         meta = read_meta(sk_path) or read_meta(cb_path)
     else:
         sk, cb = pd.read_csv(sk_path), pd.read_csv(cb_path)
-        meta = _read_meta_json(sk_path.with_name(sk_path.name.replace(".skirmishes.csv", ".meta.json")))
+        meta = _read_meta_json(cb_path.with_name(cb_path.name.replace(".combatants.csv", ".meta.json")))
         cb["down_round"] = cb["down_round"].astype("Int32")
     label = str(meta.get("scenario") or sk_path.name.split(".")[0])
     return [RunTables(sk, cb, meta, label)]
