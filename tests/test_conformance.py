@@ -14,6 +14,7 @@ expected to fail (strict xfail), so the mark flips when the port lands.
 """
 from __future__ import annotations
 
+import copy
 import re
 from functools import lru_cache
 
@@ -28,6 +29,7 @@ import sim.cli
 import sim.runner
 from sim import rulesets
 from sim.rulesets.base import STANDARD_COMBATANT_COLUMNS
+from sim.scenario import load_scenario
 
 N, SEED = 5000, 4
 # ruleset -> (scenario, a field the fight never reads, a one-point change of a defensive stat)
@@ -152,7 +154,7 @@ def test_the_table_has_exactly_the_declared_columns(name):
 
 @pytest.mark.parametrize("name", each())
 def test_an_unknown_field_exits_2(name, tmp_path):
-    data = yaml.safe_load(open(SCENARIOS[name][0], encoding="utf-8"))
+    data = copy.deepcopy(load_scenario(SCENARIOS[name][0]).data)  # includes resolved: the copy stands alone
     first_side = next(iter(data["sides"].values()))
     first_side["combatants"][0]["no_such_field"] = 3
     path = tmp_path / "bad.yaml"
