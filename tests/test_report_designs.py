@@ -34,8 +34,12 @@ def test_run_report_shows_stat_blocks_weapons_and_policies(yeti, tmp_path):
 
 def test_tables_read_back_show_overrides_and_the_recorded_scenario(yeti, tmp_path):
     yeti.write(tmp_path / "y.parquet")
-    [plain] = load_tables(tmp_path / "y.parquet")
-    assert scenario_of(plain) is None  # older tables: no scenario text recorded, no design section
+    [played] = load_tables(tmp_path / "y.parquet")
+    assert scenario_of(played) is not None  # the tables carry the scenario as played
+    # Tables written before the provenance recorded the scenario text: no design section.
+    older = {k: v for k, v in played.meta.items() if k not in ("scenario_text", "overrides")}
+    plain = RunTables(played.skirmishes, played.combatants, older, played.label)
+    assert scenario_of(plain) is None
     html = report_run(plain, tmp_path / "plain").read_text()
     assert 'id="what-was-played"' not in html and 'id="verdict"' in html
     meta = {**plain.meta, "overrides": {"sides.yeti.combatants[Yeti].defense": 8},
