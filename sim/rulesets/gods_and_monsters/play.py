@@ -29,14 +29,15 @@ def _policy(setup: Setup) -> tuple:
 
 def initial_state(setup: Setup, n: int) -> dict:
     """The `start` of n fresh skirmishes with nobody surprised: every key play() takes but
-    `holding` (it follows from held_by), for a caller to change the few it carries in."""
+    `asleep` and `holding` (left out, they follow from surprised and held_by), for a
+    caller to change the few it carries in."""
     ct, st, C = setup.ct, setup.st, setup.ct.shape[1]
     full = lambda row: np.tile(row, (n, 1)).astype(np.int64)  # noqa: E731
     zeros = np.zeros((n, C), dtype=np.int64)
     uses = setup.sp[T.P_USES, :len(setup.spell_names)]
     return {"verve": full(ct[T.C_VERVE]), "survival": full(ct[T.C_SURV]), "injuries": zeros.copy(),
             "status": np.full((n, C), STANDING, dtype=np.int64), "surprised": zeros.copy(),
-            "asleep": zeros.copy(), "bound": zeros.copy(), "held": zeros.copy(),
+            "bound": zeros.copy(), "held": zeros.copy(),
             "held_by": np.full((n, C), -1, dtype=np.int64),
             "drawn": full(ct[T.C_DRAWN0]), "loaded": full(st[T.S_LOADED0]),
             "spell_uses": full(np.where(uses >= T.NEVER, -1, uses))}
@@ -59,7 +60,8 @@ def _conditions(setup: Setup, start, n: int, C: int) -> tuple:
     if unknown:
         raise ValueError(f"`start` has unknown key(s) {', '.join(sorted(unknown))}; known: "
                          f"{', '.join(START_KEYS + CONDITION_KEYS)}")
-    fresh = {**initial_state(setup, 1), "holding": np.full((1, C), -1, dtype=np.int64)}
+    fresh = {**initial_state(setup, 1), "holding": np.full((1, C), -1, dtype=np.int64),
+             "asleep": np.zeros((1, C), dtype=np.int64)}
     get = lambda k, w: _array(start, k, n, w) if k in start else _array(fresh, k, n, w)  # noqa: E731
     surprised = _array(start, "surprised", n, C)
     if "asleep" in start:
@@ -164,7 +166,7 @@ def play(setup: Setup, seed: int, first_skirmish: int, n: int, max_rounds: int, 
       spell_uses   per spell (setup.spell_names order): uses left, -1 unlimited; default
                    each spell's `uses`.
     Combatant columns follow setup.names. initial_state(setup, n) is a fresh start with
-    nobody surprised, every key but holding filled, to change the few carried in.
+    nobody surprised, every key but asleep and holding filled, to change the few carried in.
     """
     return _run(setup, seed, first_skirmish, n, max_rounds, start, -1, events.no_buffer())
 
