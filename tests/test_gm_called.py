@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from tests.test_gm_util import assert_rate, fighter, play, run, scenario
+from tests.test_gm_util import assert_rate, fighter, run, scenario
 
 SWORD = {"name": "sword", "damage": 4}
 
@@ -24,14 +24,16 @@ def test_called_shot_disrupts_a_spell_unless_evasion_minus_damage():
     assert_rate(r["A"]["hits"], 8 / 20)
 
 
-@pytest.mark.skip(reason="reads the NumPy round's state arrays (held, asleep, loaded ...) after a hand-set start; to port onto ruleset.play(start=...) once holds and conditions can be carried in")
 def test_disrupted_spell_is_not_used_up():
     d = scenario([fighter("A", weapons=[SWORD])], [caster(spells=[{"name": "bolt", "damage": 10, "save": "none",
                                                                    "uses": 1}])],
                  pa={"called_shot": "vs_casters"})
-    setup, state = play(d, 1)
-    cast = state.taken[:, 0] == 10
-    assert (state.spell_uses[cast, 0] == 0).all() and (state.spell_uses[~cast, 0] == 1).all()
+    cast = run(d)["A"]["damage_taken"] == 10
+    assert_rate(cast, 1 - 8 / 20 * 12 / 20)
+    # Round 1 of a 2-round run is the same fight (keyed dice). The spell cast in round 1 is
+    # used up, so C fights with its weapon in round 2; disrupted, it is still there to cast.
+    c = run(d, rounds=2)["C"]
+    assert ((c["attacks"] == 1) == cast).all()
 
 
 def test_called_shot_distracts_a_missile_user():
@@ -168,14 +170,15 @@ def test_disruption_movement_bonus_option():
     assert_rate(run(d)["A"]["damage_taken"] == 10, 1 - 8 / 20 * 9 / 20)
 
 
-@pytest.mark.skip(reason="reads the NumPy round's state arrays (held, asleep, loaded ...) after a hand-set start; to port onto ruleset.play(start=...) once holds and conditions can be carried in")
 def test_a_called_shot_disrupts_reloading():
     gun = {"name": "arquebus", "damage": 1, "range": 100, "actions": 2, "loaded": 0}
     d = scenario([fighter("A", weapons=[SWORD])], [fighter("G", evasion=12, weapons=[gun])],
                  pa={"called_shot": "vs_casters", "move": "hold"}, pb={"move": "hold", "reload": "always"})
-    setup, state = play(d, 1)
-    # In close combat: one action a round; the load is lost when A hits (8) and G fails Evasion 12 - 4.
-    assert_rate(state.loaded[:, 1] == 0, 8 / 20 * 12 / 20)
+    r = run(d, rounds=2)["G"]
+    # In close combat: one action a round. Loaded in round 1, G fires in round 2; the load
+    # is lost when A hits (8) and G fails Evasion 12 - 4, and G loads again instead.
+    assert (r["attacks"] <= 1).all()
+    assert_rate(r["attacks"] == 0, 8 / 20 * 12 / 20)
 
 
 def test_warrior_archetypes_option_feeds_the_cover_table():
@@ -187,15 +190,19 @@ def test_warrior_archetypes_option_feeds_the_cover_table():
     assert_rate(run(d)["Archer"]["hits"], 8 / 20)
 
 
-@pytest.mark.skip(reason="reads the NumPy round's state arrays (held, asleep, loaded ...) after a hand-set start; to port onto ruleset.play(start=...) once holds and conditions can be carried in")
 @pytest.mark.parametrize("wakes", [True, False])
 def test_sleepers_wake_when_hurt(wakes):
     sleep = {"name": "sleepfall", "save": "none", "condition": "sleep", "uses": 1}
     d = scenario([fighter("C", spells=[sleep], weapons=[{"name": "dagger", "damage": 1}])], [fighter("T")],
                  rules={"sleep_wakes_on_damage": wakes}, pa={"killing_blow": False})
-    setup, state = play(d, 2)
-    # Asleep after round 1 for sure; the dagger hits at +10 (need 21) in round 2.
-    assert (state.asleep[:, 1] != wakes).all()
+    r = run(d, rounds=3, n=2000)
+    # Asleep after round 1 for sure; the dagger hits at +10 (need 21) in round 2; T awake
+    # again attacks in round 3 (as in round 1, before the spell took hold), still asleep is
+    # hit at +10 again.
+    assert (r["C"]["hits"] >= 1).all() and (r["C"]["attacks"] == 2).all()
+    if not wakes:
+        assert (r["C"]["hits"] == 2).all()
+    assert (r["T"]["attacks"] == (2 if wakes else 1)).all()
 
 
 def test_every_observation_can_be_scripted():

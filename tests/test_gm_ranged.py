@@ -1,15 +1,10 @@
 """Ranged combat, cover, firing into close combat, multi-action weapons, drawing, high ground."""
+import numpy as np
 import pytest
-pytest.skip("reads the NumPy round's state arrays (held, asleep, loaded ...) after a hand-set start; to port onto ruleset.play(start=...) once holds and conditions can be carried in", allow_module_level=True)
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from sim.engine import run_chunk  # noqa: E402
-from sim.runner import chunk_rng  # noqa: E402
-from sim.rulesets.gods_and_monsters import situations  # noqa: E402
-from sim.scenario import load_scenario  # noqa: E402
-from tests.test_gm_util import assert_rate, fighter, run, scenario  # noqa: E402
+from sim.rulesets.gods_and_monsters import tables as T
+from sim.scenario import load_scenario
+from tests.test_gm_util import assert_rate, fighter, run, scenario, setup_of, trace_from
 
 BOW = {"name": "bow", "damage": 5, "range": 100}
 FIELD = {"width": 20, "height": 5}
@@ -106,11 +101,18 @@ def test_drawing_and_attacking_in_one_round_needs_an_evasion_roll():
 
 
 def test_failed_draw_leaves_the_combatant_surprised():
-    d = scenario([fighter("A", weapon_drawn=False, evasion=12, weapons=[{"name": "sword", "damage": 1}])],
-                 [fighter("T")])
-    from tests.test_gm_util import play
-    _, state = play(d, 1, n=20000)
-    assert_rate(state.surprised[:, 0], 8 / 20)
+    # A never snaps out (Willpower and Fortitude -20) and flees as soon as it is surprised:
+    # at the start of round 2 exactly when its draw in round 1 failed (Evasion 12).
+    a = fighter("A", weapon_drawn=False, evasion=12, willpower=-20, fortitude=-20,
+                weapons=[{"name": "sword", "damage": 1}], policy={"rules": [{"if": "surprised == 1", "do": "flee"}]})
+    d = scenario([a], [fighter("T")])
+    r = run(d, rounds=2)["A"]
+    fled = r["final_state"] == "fled"
+    assert_rate(fled, 8 / 20)
+    assert (r["down_round"][fled] == 2).all() and (r["attacks"][fled] == 0).all()
+    for k in range(8):
+        text = "\n".join(trace_from(d, k, rounds=2))
+        assert ("fumbles, acts as if surprised" in text) == ("A flees the fight" in text), text
 
 
 @pytest.mark.parametrize("choice,p_a,p_b", [("attack", 12 / 20, 11 / 20), ("defense", 11 / 20, 10 / 20)])
@@ -122,19 +124,19 @@ def test_high_ground_gives_one_to_attack_or_defense(choice, p_a, p_b):
     assert_rate(r["B"]["hits"], p_b)
 
 
-@pytest.mark.parametrize("crn", [False, True])
-def test_the_extended_round_plays_the_core_slice_exactly(crn):
-    """With every situation unused, the situations' round gives the core round's results bit for bit."""
-    for over in (None, {"rules.resolution": "sequential"}, {"rules.death_rule": "guide_roll"}):
-        scen = load_scenario("scenarios/gods_and_monsters/yeti.yaml", over)
-        core, ext = scen.ruleset.build(scen), scen.ruleset.build(scen)
-        assert core.sx is None
-        ext.sx = situations.build_situations(scen, ext.slot_owner, ext.slot_entries, ext.grid, force=True)
-        a = run_chunk(scen.ruleset, core, chunk_rng(3, 0), 3000, 100, crn=crn)
-        b = run_chunk(scen.ruleset, ext, chunk_rng(3, 0), 3000, 100, crn=crn)
-        assert (a.winner == b.winner).all() and (a.rounds == b.rounds).all()
-        for k in a.per_combatant:
-            assert (a.per_combatant[k] == b.per_combatant[k]).all(), k
+@pytest.mark.parametrize("over", [{}, {"rules.resolution": "sequential"}, {"rules.death_rule": "guide_roll"}])
+def test_unused_situations_leave_the_fight_unchanged(over):
+    """Switching on the gates of situations nobody uses (taking aim, extra attacks, firing
+    into close combat) gives the same results bit for bit: the gates only skip work."""
+    scen = load_scenario("scenarios/gods_and_monsters/yeti.yaml", over or None)
+    plain, forced = scen.ruleset.build(scen), scen.ruleset.build(scen)
+    assert not plain.flags[[T.G_AIM, T.G_EXTRA, T.G_INTO_MELEE]].any()
+    forced.flags[[T.G_AIM, T.G_EXTRA, T.G_INTO_MELEE]] = 1
+    a = scen.ruleset.play(plain, 3, 0, 3000, 100)
+    b = scen.ruleset.play(forced, 3, 0, 3000, 100)
+    assert (a.winner == b.winner).all() and (a.rounds == b.rounds).all()
+    for k in a.per_combatant:
+        assert (a.per_combatant[k] == b.per_combatant[k]).all(), k
 
 
 def test_loaded_beyond_the_weapons_actions_is_a_scenario_error():
@@ -147,8 +149,10 @@ def test_loaded_beyond_the_weapons_actions_is_a_scenario_error():
 def test_high_ground_can_be_forgone():
     d = scenario([fighter("A", high_ground=True, weapons=[{"name": "sword", "damage": 1}])],
                  [fighter("B", weapons=[{"name": "sword", "damage": 1}])], pa={"high_ground": "none"})
-    scen = load_scenario(d)
-    assert scen.ruleset.build(scen).sx is None
+    r = run(d)
+    assert_rate(r["A"]["hits"], 11 / 20)  # neither +1 to attack ...
+    assert_rate(r["B"]["hits"], 11 / 20)  # ... nor +1 to defense
+    assert not setup_of(d)[1].pair_mod.any()
 
 
 @pytest.mark.parametrize("ranged,p", [(False, 8 / 20), (True, 5 / 20)])

@@ -1,17 +1,18 @@
 """The shipped Gods & Monsters scenarios load, run, and exercise the situation they are about."""
+import re
 from pathlib import Path
 
 import pytest
 
 import sim
-from sim.scenario import load_scenario
 
 ROOT = Path("scenarios/gods_and_monsters")
 N = 3000
 
 
 def summary(name, n=N, **over):
-    r = sim.run(ROOT / f"{name}.yaml", n=n, seed=1, overrides={k.replace("__", "."): v for k, v in over.items()} or None)
+    over = {k.replace("__", "."): v for k, v in over.items()} or None
+    r = sim.run(ROOT / f"{name}.yaml", n=n, seed=1, overrides=over)
     return r, {c["name"]: c for c in r.summary()["combatants"]}
 
 
@@ -23,10 +24,14 @@ def test_every_scenario_runs(path):
     assert abs(total - 1) < 1e-9
 
 
-@pytest.mark.skip(reason="reads the NumPy round's state arrays (held, asleep, loaded ...) after a hand-set start; to port onto ruleset.play(start=...) once holds and conditions can be carried in")
-def test_yeti_stays_on_the_core_round():
-    scen = load_scenario(ROOT / "yeti.yaml")
-    assert scen.ruleset.build(scen).sx is None
+def test_the_yeti_fight_uses_no_situation():
+    # The plain chapter fight: surprise, attacks, damage and the rolls after them.
+    for k in range(10):
+        text = sim.trace(ROOT / "yeti.yaml", seed=1, skirmish=k, n=10)
+        assert "attacks Yeti with" in text
+        for situation in ("called shot", "tries to grab", "takes aim", "loads", "draws a weapon", "stray",
+                          "casts", "leads", "covered target", "immobile target"):
+            assert situation not in text, (k, situation)
 
 
 def test_archer_skirmish_strays_hit_the_men_at_arms():
@@ -55,13 +60,10 @@ def test_knockout_raid_puts_guards_down_with_few_injuries():
     assert (guards["final_state"] == "unconscious").mean() > (guards2["final_state"] == "unconscious").mean()
 
 
-@pytest.mark.skip(reason="reads the NumPy round's state arrays (held, asleep, loaded ...) after a hand-set start; to port onto ruleset.play(start=...) once holds and conditions can be carried in")
 def test_grappling_brute_grabs_and_pins():
-    from tests.test_gm_util import play
-    import yaml
-    data = yaml.safe_load(open(ROOT / "grappling_brute.yaml"))
-    setup, state = play(data, 3, n=4000)
-    assert (state.held > 0).any() or state.bound.any()
+    texts = [sim.trace(ROOT / "grappling_brute.yaml", seed=1, skirmish=k, n=12, max_rounds=3) for k in range(12)]
+    assert any("Bugbear has hold of it." in t for t in texts)
+    assert any("is immobilized." in t or "is tied up." in t for t in texts)
     r_on, _ = summary("grappling_brute")
     r_off, _ = summary("grappling_brute", sides__brute__policy__immobilize="never")
     assert r_on.summary()["sides"]["brute"]["win_rate"] != r_off.summary()["sides"]["brute"]["win_rate"]
@@ -77,13 +79,14 @@ def test_spellcaster_duel_bodyguards_disrupt_spells():
     assert on["Blue sorcerer"]["damage_dealt"] != off["Blue sorcerer"]["damage_dealt"]
 
 
-@pytest.mark.skip(reason="reads the NumPy round's state arrays (held, asleep, loaded ...) after a hand-set start; to port onto ruleset.play(start=...) once holds and conditions can be carried in")
 def test_arquebus_volley_reloading():
     _, s = summary("arquebus_volley")
-    scen = load_scenario(ROOT / "arquebus_volley.yaml")
-    setup = scen.ruleset.build(scen)
-    assert setup.sx.multi and setup.sx.draw and setup.sx.pair_mod is not None
     assert s["Arquebusier 1"]["attacks"] > 1  # the pre-loaded shot and at least one more
+    # It exercises loading, drawing and high ground: the riders (combat 2, mounted, +1 to
+    # attack) need 11 + 2 - 2 + 1 = 12 against an arquebusier's defense 2 once drawn.
+    text = "\n".join(sim.trace(ROOT / "arquebus_volley.yaml", seed=1, skirmish=k, n=6) for k in range(6))
+    assert "loads the arquebus" in text and "draws a weapon and tries to attack at once" in text
+    assert re.search(r"Rider \d attacks Arquebusier \d with sabre: needs 12 or lower", text)
 
 
 @pytest.mark.parametrize("path", sorted(ROOT.glob("*.yaml")), ids=lambda p: p.stem)

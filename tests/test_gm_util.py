@@ -1,4 +1,5 @@
-"""Helpers for the Gods & Monsters situation tests: tiny scenarios and exact-probability checks."""
+"""Helpers for the Gods & Monsters situation tests: tiny scenarios, exact-probability checks,
+and fights started from a hand-set state (the kernel's `start=`)."""
 from __future__ import annotations
 
 import math
@@ -6,8 +7,7 @@ import math
 import numpy as np
 
 import sim
-from sim.engine import Batch
-from sim.runner import chunk_rng
+from sim.rulesets.gods_and_monsters.play import initial_state
 from sim.scenario import load_scenario
 
 N = 20000
@@ -35,17 +35,28 @@ def run(data, rounds=1, n=N, seed=1):
     return {name: g.reset_index(drop=True) for name, g in cb.groupby("combatant", observed=True)}
 
 
-def play(data, rounds, n=N, seed=1):
-    """(setup, state) after `rounds` rounds of one batch, for looking at conditions directly."""
+def setup_of(data):
     scen = load_scenario(data)
-    rs = scen.ruleset
-    setup = rs.build(scen)
-    batch = Batch(chunk_rng(seed, 0), n)
-    state = rs.init(setup, batch)
-    for r in range(1, rounds + 1):
-        batch.round = r
-        rs.step(setup, state, batch)
-    return setup, state
+    return scen.ruleset, scen.ruleset.build(scen)
+
+
+def play_from(data, rounds=1, n=N, seed=1, **carried):
+    """Play n skirmishes from a fresh start (nobody surprised) with the `carried` keys of
+    `start=` replaced (one row per key, given per combatant / slot / spell); the outcome's
+    columns per combatant name, each an array over the skirmishes."""
+    ruleset, setup = setup_of(data)
+    start = initial_state(setup, n)
+    start.update(carried)
+    out = ruleset.play(setup, seed, 0, n, rounds, start=start)
+    return {name: {k: v[:, i] for k, v in out.per_combatant.items()} for i, name in enumerate(setup.names)}
+
+
+def trace_from(data, skirmish, rounds=1, seed=1, **carried) -> list[str]:
+    """The trace lines of one skirmish played from the same start as play_from."""
+    ruleset, setup = setup_of(data)
+    start = initial_state(setup, 1)
+    start.update(carried)
+    return ruleset.trace(setup, seed, skirmish, rounds, start=start)[1]
 
 
 def assert_rate(observed, p: float, n: int | None = None) -> None:
@@ -57,17 +68,3 @@ def assert_rate(observed, p: float, n: int | None = None) -> None:
         rate, n = obs.mean(), n or obs.size
     tol = 4 * math.sqrt(max(p * (1 - p), 1e-12) / n) + 1e-12
     assert abs(rate - p) <= tol, f"rate {rate:.4f}, expected {p:.4f} +- {tol:.4f}"
-
-
-def start(data, n=N, seed=1):
-    """(setup, state, batch) right after init, for tests that set a condition by hand."""
-    scen = load_scenario(data)
-    setup = scen.ruleset.build(scen)
-    batch = Batch(chunk_rng(seed, 0), n)
-    return setup, scen.ruleset.init(setup, batch), batch
-
-
-def advance(setup, state, batch, rnd) -> None:
-    from sim.rulesets.gods_and_monsters import engine
-    batch.round = rnd
-    engine.step(setup, state, batch)

@@ -47,7 +47,8 @@ def only(data: dict, party_member: str) -> dict:
 
 def assert_rate(k: float, n: float, p: float, what: str = "") -> None:
     se = np.sqrt(p * (1 - p) / n)
-    assert abs(k / n - p) <= SIGMAS * se + 1e-12, f"{what}: {k}/{n} = {k / n:.5f}, expected {p:.5f} +- {SIGMAS * se:.5f}"
+    assert abs(k / n - p) <= SIGMAS * se + 1e-12, \
+        f"{what}: {k}/{n} = {k / n:.5f}, expected {p:.5f} +- {SIGMAS * se:.5f}"
 
 
 def totals(result, name: str) -> dict:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sim import events, keyed
 from sim.rulesets.base import DRAW, STANDING, UNFINISHED
+from sim.rulesets.gods_and_monsters.carry import carry_in
 from sim.rulesets.gods_and_monsters.round import emit_map, play_round
 from sim.rulesets.gods_and_monsters.moves import distances
 from sim.rulesets.gods_and_monsters.tables import (
@@ -20,7 +21,7 @@ def play_chunk(seed, first, n, max_rounds, tab, pol, zone, zone_ptr, start, out,
                trace_skirmish, ev, cnt):
     flags, ct, cf, st, sp, pair_mod, close_reach, cell_size = tab
     dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack = scratch
-    has_start, s_verve, s_surv, s_inj, s_status, s_surprised = start
+    has_start, s_verve, s_surv, s_inj, s_status, s_surprised, carried = start
     winner, rounds, o_attacks, o_hits, o_dealt, o_taken, o_status, o_down, o_surprised, o_verve, o_surv, o_inj, \
         stalled = out
     C, A = W.shape[1], SL.shape[1]
@@ -44,7 +45,7 @@ def play_chunk(seed, first, n, max_rounds, tab, pol, zone, zone_ptr, start, out,
             W[W_WAS_SURPRISED, c] = W[W_SURPRISED, c]
             W[W_ASLEEP, c] = flags[G_SLEEPERS] and W[W_SURPRISED, c] and ct[C_SLEEPER, c]
             W[W_WAKE, c] = 2 if W[W_ASLEEP, c] else NEVER
-            if tracing and W[W_ASLEEP, c]:
+            if tracing and W[W_ASLEEP, c] and not has_start:
                 events.emit(ev, cnt, EV_SLEEPS, 0, c, 0, 0, 0, 0, 0)
             W[W_HELD_BY, c], W[W_HOLDING, c], W[W_COVERING, c] = -1, -1, -1
             W[W_DRAWN, c], W[W_CAST_LAST, c] = ct[C_DRAWN0, c], 0
@@ -54,6 +55,8 @@ def play_chunk(seed, first, n, max_rounds, tab, pol, zone, zone_ptr, start, out,
             SL[L_LOADED, a], SL[L_FREE_USED, a] = st[S_LOADED0, a], 0
         for s in range(uses.shape[0]):
             uses[s] = sp[P_USES, s]
+        if has_start:
+            carry_in(i, W, SL, uses, carried, tracing, ev, cnt)
         for s in range(n_sides):
             focus[s] = -1
         distances(W, dist, flags[G_METRIC])

@@ -5,9 +5,13 @@ import numpy as np
 
 from sim import events
 from sim.rulesets.base import Outcome
+from sim.rulesets.base import STANDING
+from sim.rulesets.gods_and_monsters import tables as T
 from sim.rulesets.gods_and_monsters.tables import NSL, NW, Setup
 
 START_KEYS = ("verve", "survival", "injuries", "status", "surprised")
+# Conditions a start may carry in besides; each left out takes its value in a fresh skirmish.
+CONDITION_KEYS = ("asleep", "bound", "held", "held_by", "holding", "drawn", "loaded", "spell_uses")
 COLUMNS = ("attacks", "hits", "damage_dealt", "damage_taken", "final_state", "down_round", "surprised",
            "verve_left", "survival_left", "injuries")
 COMPILE_ESTIMATE_S = 40
@@ -23,18 +27,92 @@ def _policy(setup: Setup) -> tuple:
     return (t.op, t.arg, t.const, t.rule_code, t.rule_action, t.rule_target, t.rule_first, t.reads)
 
 
-def _start(start, n: int, C: int) -> tuple:
+def initial_state(setup: Setup, n: int) -> dict:
+    """The `start` of n fresh skirmishes with nobody surprised: every key play() takes but
+    `asleep` and `holding` (left out, they follow from surprised and held_by), for a
+    caller to change the few it carries in."""
+    ct, st, C = setup.ct, setup.st, setup.ct.shape[1]
+    full = lambda row: np.tile(row, (n, 1)).astype(np.int64)  # noqa: E731
+    zeros = np.zeros((n, C), dtype=np.int64)
+    uses = setup.sp[T.P_USES, :len(setup.spell_names)]
+    return {"verve": full(ct[T.C_VERVE]), "survival": full(ct[T.C_SURV]), "injuries": zeros.copy(),
+            "status": np.full((n, C), STANDING, dtype=np.int64), "surprised": zeros.copy(),
+            "bound": zeros.copy(), "held": zeros.copy(),
+            "held_by": np.full((n, C), -1, dtype=np.int64),
+            "drawn": full(ct[T.C_DRAWN0]), "loaded": full(st[T.S_LOADED0]),
+            "spell_uses": full(np.where(uses >= T.NEVER, -1, uses))}
+
+
+def _array(start, key, n, width) -> np.ndarray:
+    try:
+        a = np.broadcast_to(np.asarray(start[key]), (n, width))
+    except ValueError:
+        raise ValueError(f"`start[{key!r}]` has shape {np.shape(start[key])}; give ({n}, {width}) "
+                         f"or ({width},)") from None
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def _conditions(setup: Setup, start, n: int, C: int) -> tuple:
+    """The carried-in conditions as the kernel's arrays, each checked against the rules."""
+    ct, st, sp = setup.ct, setup.st, setup.sp
+    A, S = st.shape[1], len(setup.spell_names)
+    unknown = set(start) - set(START_KEYS) - set(CONDITION_KEYS)
+    if unknown:
+        raise ValueError(f"`start` has unknown key(s) {', '.join(sorted(unknown))}; known: "
+                         f"{', '.join(START_KEYS + CONDITION_KEYS)}")
+    fresh = {**initial_state(setup, 1), "holding": np.full((1, C), -1, dtype=np.int64),
+             "asleep": np.zeros((1, C), dtype=np.int64)}
+    get = lambda k, w: _array(start, k, n, w) if k in start else _array(fresh, k, n, w)  # noqa: E731
+    surprised = _array(start, "surprised", n, C)
+    if "asleep" in start:
+        # Carried in asleep: as after a sleep spell, until something wakes it.
+        asleep = (get("asleep", C) != 0).astype(np.int64)
+        wake = np.full((n, C), T.NEVER, dtype=np.int64)
+    else:
+        # The scenario's own sleepers: as in a fresh skirmish, awake at the start of round 2.
+        asleep = ((setup.flags[T.G_SLEEPERS] != 0) & (surprised != 0) & (ct[T.C_SLEEPER] != 0)[None, :])
+        asleep = asleep.astype(np.int64)
+        wake = np.where(asleep == 1, 2, T.NEVER)
+    bound = (get("bound", C) != 0).astype(np.int64)
+    held, held_by = get("held", C), get("held_by", C)
+    if not np.isin(held, (T.HELD_NONE, T.HELD_GRABBED, T.HELD_IMMOBILIZED)).all():
+        raise ValueError("`start['held']` takes 0 (free), 1 (grabbed) or 2 (immobilized)")
+    if ((held_by < -1) | (held_by >= C)).any() or ((held > 0) != (held_by >= 0)).any():
+        raise ValueError("`start['held_by']` gives the holder's index where `held` is 1 or 2, else -1")
+    if (held_by == np.arange(C)[None, :]).any():
+        raise ValueError("`start['held_by']`: nobody holds itself")
+    holding = np.full((n, C), -1, dtype=np.int64)
+    rows = np.arange(n)
+    for c in range(C):
+        by = held_by[:, c] >= 0
+        if (holding[rows[by], held_by[by, c]] >= 0).any():
+            raise ValueError("`start['held_by']`: a holder holds one combatant at a time")
+        holding[rows[by], held_by[by, c]] = c
+    if "holding" in start and (get("holding", C) != holding).any():
+        raise ValueError("`start['holding']` disagrees with `held_by` (holding[h] = c where held_by[c] = h)")
+    drawn = (get("drawn", C) != 0).astype(np.int64)
+    loaded = get("loaded", A)
+    if ((loaded < 0) | (loaded > st[T.S_ACTIONS][None, :] - 1)).any():
+        raise ValueError("`start['loaded']` counts the actions done per attack slot, 0 to the weapon's "
+                         "actions - 1 (ready to fire)")
+    uses = np.zeros((n, sp.shape[1]), dtype=np.int64)
+    if S:
+        given = get("spell_uses", S)
+        uses[:, :S] = np.where(given < 0, T.NEVER, given)  # -1: unlimited
+    return asleep, wake, bound, held, held_by, holding, drawn, loaded, uses
+
+
+def _start(setup: Setup, start, n: int) -> tuple:
+    C = setup.ct.shape[1]
     if start is None:
         empty = np.zeros((1, 1), dtype=np.int64)
-        return (False, empty, empty, empty, empty, empty)
+        return (False, empty, empty, empty, empty, empty, (empty,) * 9)
     missing = [k for k in START_KEYS if k not in start]
     if missing:
-        raise ValueError(f"`start` lacks {', '.join(missing)}; give (n, C) arrays of {', '.join(START_KEYS)}")
-    arrays = []
-    for k in START_KEYS:
-        a = np.ascontiguousarray(np.broadcast_to(np.asarray(start[k]), (n, C)), dtype=np.int64)
-        arrays.append(a)
-    return (True, *arrays)
+        raise ValueError(f"`start` lacks {', '.join(missing)}; give (n, C) arrays of {', '.join(START_KEYS)} "
+                         f"(play.initial_state(setup, n) gives them all)")
+    arrays = [_array(start, k, n, C) for k in START_KEYS]
+    return (True, *arrays, _conditions(setup, start, n, C))
 
 
 def _run(setup: Setup, seed: int, first: int, n: int, max_rounds: int, start, trace_row: int, buffer):
@@ -52,7 +130,7 @@ def _run(setup: Setup, seed: int, first: int, n: int, max_rounds: int, start, tr
                np.zeros(setup.table.stack_size))
     ev, cnt = buffer
     play_chunk(np.uint64(seed), first, n, max_rounds, _tables(setup), _policy(setup), setup.zone, setup.zone_ptr,
-               _start(start, n, C), out, i64((NW, C)), i64((NSL, A)), scratch, i64(max(1, len(setup.zone))),
+               _start(setup, start, n), out, i64((NW, C)), i64((NSL, A)), scratch, i64(max(1, len(setup.zone))),
                trace_row, ev, cnt)
     narrow = {"final_state": np.int8, "surprised": np.bool_, "down_round": np.int32}
     for k, dtype in narrow.items():
@@ -65,7 +143,31 @@ def _run(setup: Setup, seed: int, first: int, n: int, max_rounds: int, start, tr
 
 
 def play(setup: Setup, seed: int, first_skirmish: int, n: int, max_rounds: int, start=None) -> Outcome:
-    """Skirmishes first_skirmish .. first_skirmish + n - 1 of a run with `seed`."""
+    """Skirmishes first_skirmish .. first_skirmish + n - 1 of a run with `seed`.
+
+    `start` (optional) carries state into every skirmish instead of a fresh one: a dict of
+    arrays, each (n, width) or one row (width,) for all n. Required together:
+      verve, survival, injuries, status (sim.rulesets.base codes), surprised (0/1), per
+      combatant; nobody rolls for surprise then.
+    Optional, each left out as in a fresh skirmish:
+      asleep       per combatant, 0/1: asleep as after a sleep spell (immobile, cannot act)
+                   until damage wakes it (`sleep_wakes_on_damage`). Left out: the scenario's
+                   sleepers (`awareness: asleep`) sleep if `surprised`, waking in round 2;
+      bound        per combatant, 0/1: tied up (immobile, cannot act) for the whole fight;
+      held         per combatant: 0 free, 1 grabbed, 2 immobilized (tables.HELD_*);
+      held_by      per combatant: the holder's index where held is 1 or 2, else -1. The hold
+                   counts as made in an earlier round: the Fortitude contest is in round 1;
+      holding      per combatant: whom it holds, -1 none; follows from held_by (checked
+                   against it if given);
+      drawn        per combatant, 0/1: weapon drawn (default: `weapon_drawn`);
+      loaded       per attack slot (setup.slot_name order: combatants, then their weapons or
+                   attacks as listed): actions already done, 0 .. the weapon's actions - 1
+                   (ready to fire); default the weapon's `loaded`;
+      spell_uses   per spell (setup.spell_names order): uses left, -1 unlimited; default
+                   each spell's `uses`.
+    Combatant columns follow setup.names. initial_state(setup, n) is a fresh start with
+    nobody surprised, every key but asleep and holding filled, to change the few carried in.
+    """
     return _run(setup, seed, first_skirmish, n, max_rounds, start, -1, events.no_buffer())
 
 

@@ -51,7 +51,8 @@ def lines(setup, rows: np.ndarray) -> list[str]:
             out.append(f"Surprise: {name(a)} ({setup.awareness[a]}) rolls {b} against Perception {c}: "
                        f"{'SURPRISED' if d else 'not surprised'}.")
         elif code == T.EV_SLEEPS:
-            out.append(f"{name(a)} sleeps through the first round: an immobile target.")
+            out.append(f"{name(a)} is asleep (carried in): an immobile target until something wakes it." if b
+                       else f"{name(a)} sleeps through the first round: an immobile target.")
         elif code == T.EV_POS:
             pos[a] = (b, c, d)
         elif code == T.EV_MAP:
