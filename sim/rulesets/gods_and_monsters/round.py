@@ -8,6 +8,8 @@ W_* in tables.py), SL its attack slots.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from sim import events, keyed, targeting
 from sim.rulesets.base import FLED, STANDING
 from sim.rulesets.gods_and_monsters import attacks, holds, moves, spells
@@ -129,11 +131,17 @@ def _movement(seed, g, rnd, W, flags, ct, dist, focus, cand, hbuf, dbuf, tracing
 @rule
 def _start(seed, g, rnd, W, ct, inj_all, tracing, ev, cnt):
     C = W.shape[1]
+    zero = np.uint64(0)
+    b, w = -1, (zero, zero, zero, zero)
     for c in range(C):
         pen = W[W_INJ, c] if inj_all else 0
-        # Snapping out of surprise, at the start of every round after the first.
+        # Snapping out of surprise, at the start of every round after the first: a blocked
+        # site, combatant c's roll number c (one evaluation for four combatants).
         if rnd > 1 and W[W_SURPRISED, c]:
-            r = keyed.die(20, seed, g, rnd, SNAP, c, 0)
+            if c // 4 != b:
+                b = c // 4
+                w = keyed.block(seed, g, rnd, SNAP, 0, b)
+            r = keyed.die_word(w[c % 4], 20, seed, g, rnd, SNAP, 0, c)
             snapped = r <= ct[C_SNAP_T, c] - pen
             if tracing and W[W_STATUS, c] == STANDING:
                 events.emit(ev, cnt, EV_SNAP, rnd, c, r, ct[C_SNAP_T, c] - pen, int(snapped), 0, 0)
