@@ -20,6 +20,12 @@ One evaluation gives four 32-bit words. `uniform` uses two of them (53 bits); `d
 Lemire's multiply-and-reject method, so a die of n sides has no modulo bias, trying the
 next word (and, in the astronomically rare case that all four are rejected, the next
 retry counter) when a word falls in the biased sliver.
+
+Blocked sites use all four: number k of (site, actor) is word k % 4 of the evaluation
+whose k field is k // 4 (`block`, `die4`, `dice4`, `uniform_words`), so one evaluation
+serves four dice. A rejected word is replaced by the same word of the next retry
+counters, so each number still has a key of its own. A site is either blocked or not:
+the two layouts share counters and must not be mixed on one site.
 """
 from __future__ import annotations
 
@@ -111,6 +117,57 @@ def dice(count, sides, bonus, seed, skirmish, rnd, site, actor, k0):
 
 
 @_inline
+def block(seed, skirmish, rnd, site, actor, b):
+    """The four words of block b of a blocked site: numbers k = 4b .. 4b + 3."""
+    return _words(seed, skirmish, rnd, site, actor, b, 0)
+
+
+@_inline
+def uniform_words(w0, w1):
+    """A float in [0, 1) with 53 random bits from two words (as `uniform`)."""
+    return float((w0 << np.uint64(21)) ^ (w1 >> np.uint64(11))) * _INV_2_53
+
+
+@_inline
+def die_word(word, sides, seed, skirmish, rnd, site, actor, k):
+    """Die k of a blocked site from its word (word k % 4 of block k // 4), unbiased: a
+    rejected word gives way to the same word of the block under the next retry counter."""
+    n = np.uint64(sides)
+    threshold = (_TWO_POW_32 - n) % n
+    r = _lemire(np.uint64(word), n, threshold)
+    retry = 1
+    while r < 0 and retry < 16:
+        w = _words(seed, skirmish, rnd, site, actor, k // 4, retry)
+        r = _lemire(w[k % 4], n, threshold)
+        retry += 1
+    return r if r > 0 else np.int64(1)  # sixteen rejections in a row: unreachable in practice
+
+
+@_inline
+def die4(sides, seed, skirmish, rnd, site, actor, k):
+    """Die k of a blocked site (1..sides)."""
+    w = _words(seed, skirmish, rnd, site, actor, k // 4, 0)
+    return die_word(w[k % 4], sides, seed, skirmish, rnd, site, actor, k)
+
+
+@_inline
+def dice4(count, sides, bonus, seed, skirmish, rnd, site, actor, k0):
+    """count d sides + bonus on a blocked site, die j being number k0 + j: one evaluation
+    per four dice."""
+    total = np.int64(bonus)
+    zero = np.uint64(0)
+    w = (zero, zero, zero, zero)
+    b = -1
+    for j in range(count):
+        k = k0 + j
+        if k // 4 != b:
+            b = k // 4
+            w = _words(seed, skirmish, rnd, site, actor, b, 0)
+        total += die_word(w[k % 4], sides, seed, skirmish, rnd, site, actor, k)
+    return total
+
+
+@_inline
 def pick(count, seed, skirmish, rnd, site, actor, k):
     """An index in 0..count-1, uniformly (count >= 1)."""
     return die(count, seed, skirmish, rnd, site, actor, k) - 1
@@ -148,6 +205,30 @@ def dice_grid(sides, seed, skirmishes, rnd, site, actor, count):
 def philox_words(c0, c1, c2, c3, k0, k1):
     """The four output words for a raw counter and key (known-answer tests)."""
     w = philox4x32(np.uint64(c0), np.uint64(c1), np.uint64(c2), np.uint64(c3), np.uint64(k0), np.uint64(k1))
+    out = np.empty(4, dtype=np.uint64)
+    out[0], out[1], out[2], out[3] = w
+    return out
+
+
+@njit(cache=True, nogil=True)
+def dice4_grid(sides, seed, skirmishes, rnd, site, actor, count):
+    """(skirmishes, count) numbers k = column of a blocked site, skirmish i keyed i (tests)."""
+    out = np.empty((skirmishes, count), dtype=np.int64)
+    for i in range(skirmishes):
+        for k in range(count):
+            out[i, k] = die4(sides, seed, i, rnd, site, actor, k)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def dice4_sum(count, sides, bonus, seed, skirmish, rnd, site, actor, k0):
+    return dice4(count, sides, bonus, seed, skirmish, rnd, site, actor, k0)
+
+
+@njit(cache=True, nogil=True)
+def block_words(seed, skirmish, rnd, site, actor, b):
+    """The four words of a block, as an array (tests)."""
+    w = block(np.uint64(seed), skirmish, rnd, site, actor, b)
     out = np.empty(4, dtype=np.uint64)
     out[0], out[1], out[2], out[3] = w
     return out

@@ -99,3 +99,61 @@ def test_skirmish_indices_beyond_32_bits_are_told_apart():
     assert low != high
     with pytest.raises(ValueError):
         keyed.check_key(1, keyed.MAX_SKIRMISH + 1)
+
+
+# --- blocked sites: four numbers from one evaluation ---
+
+def test_a_block_is_the_philox_evaluation_of_its_counter():
+    # Block b of (site, actor) is the counter with k = b: known answers through philox_words.
+    seed, skirmish, rnd, site, actor, b = 2**40 + 3, 12, 4, 30, 5, 2
+    c2 = site << keyed.ACTOR_BITS | actor
+    want = keyed.philox_words(skirmish, rnd, c2, b, seed & 0xFFFFFFFF, seed >> 32)
+    np.testing.assert_array_equal(keyed.block_words(seed, skirmish, rnd, site, actor, b), want)
+    zero = keyed.philox_words(0, 0, 0, 0, 0, 0)
+    assert tuple(int(w) for w in keyed.block_words(0, 0, 0, 0, 0, 0)) == (0x6627E8D5, 0xE169C58D, 0xBC57AC4C,
+                                                                         0x9B00DBD8) == tuple(int(w) for w in zero)
+
+
+def test_die_k_of_a_block_is_word_k_mod_4_of_block_k_div_4():
+    seed, sk, rnd, site, actor = np.uint64(77), 5, 3, 30, 2
+    for k in range(12):
+        words = keyed.block_words(77, sk, rnd, site, actor, k // 4)
+        want = (int(words[k % 4]) * 6 >> 32) + 1  # 6 sides: the biased sliver is 4 words in 2**32
+        assert keyed.die4.py_func(6, seed, sk, rnd, site, actor, k) == want
+        assert keyed.die_word.py_func(words[k % 4], 6, seed, sk, rnd, site, actor, k) == want
+
+
+def test_a_rejected_word_gives_way_to_the_same_word_of_the_next_retry():
+    # A die of 2**31 + 1 sides rejects almost half of all words: each number still comes
+    # out in range and unbiased (its halves equally often).
+    sides = 2**31 + 1
+    rolls = keyed.dice4_grid(sides, 3, 20_000, 1, 30, 0, 4).ravel()
+    assert rolls.min() >= 1 and rolls.max() <= sides
+    share = (rolls <= sides // 2).mean()
+    assert abs(share - 0.5) < 4 * math.sqrt(0.25 / len(rolls))
+
+
+@pytest.mark.parametrize("sides", [2, 4, 6, 8, 20, 100])
+def test_every_face_equally_often_in_blocks(sides):
+    rolls = keyed.dice4_grid(sides, 2026, 20_000, 3, 30, 1, 8)
+    assert rolls.min() == 1 and rolls.max() == sides
+    for k in range(4):  # every word position is fair on its own
+        counts = np.bincount(rolls[:, k], minlength=sides + 1)[1:]
+        assert abs(_chi_square_z(counts)) < 5
+
+
+def test_the_four_words_of_a_block_are_uncorrelated():
+    rolls = keyed.dice4_grid(1000, 11, 40_000, 2, 30, 3, 8).astype(float)
+    corr = np.corrcoef(rolls.T)
+    off = corr[~np.eye(8, dtype=bool)]
+    assert np.abs(off).max() < 4 / math.sqrt(len(rolls))
+    # and a block's dice against the same key's unblocked die
+    plain = keyed.dice_grid(1000, 11, 40_000, 2, 31, 3, 1)[:, 0].astype(float)
+    assert abs(np.corrcoef(plain, rolls[:, 0])[0, 1]) < 4 / math.sqrt(len(rolls))
+
+
+def test_blocked_dice_sum_their_dice_and_bonus():
+    total = keyed.dice4_sum(7, 6, 2, np.uint64(9), 4, 1, 30, 2, 3)
+    parts = [keyed.die4.py_func(6, np.uint64(9), 4, 1, 30, 2, 3 + j) for j in range(7)]
+    assert total == sum(parts) + 2
+    assert keyed.dice4_sum(0, 6, 5, np.uint64(9), 4, 1, 30, 2, 3) == 5

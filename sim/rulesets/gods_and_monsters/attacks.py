@@ -1,25 +1,26 @@
 """Attacks of one skirmish's round: what kind each is, and resolving a set of them.
 
 Called shots are "handled first in a round"; every other attack of a phase is rolled
-against the state at the phase's start and applied together. Each slot's attack roll
-is keyed (ATTACK_ROLL, slot, 0) and its damage (DAMAGE, slot, j) whatever the target,
-so changing a defender changes only whether blows land, not the dice.
+against the state at the phase's start and applied together. Each slot's target
+choice, attack roll and damage dice are one keyed block (SLOT_ROLLS, slot: tables.py)
+whatever the target, so changing a defender changes only whether blows land, not the dice.
 """
 from __future__ import annotations
 
 from sim import events, keyed
 from sim.rulesets.base import STANDING
 from sim.rulesets.gods_and_monsters.tables import (
-    AGILITY_ATT, AGILITY_TGT, ATTACK_ROLL, BYSTANDER, C_AGILITY, C_CALLED_WHEN, C_COVER, C_EVASION, C_EXTRA_UNAWARE,
+    AGILITY_ATT, AGILITY_TGT, BYSTANDER, C_AGILITY, C_CALLED_WHEN, C_COVER, C_EVASION, C_EXTRA_UNAWARE,
     C_FIRST_SLOT, C_GRAB_WHEN, C_HEAD, C_KILLING, C_KNOCKOUT, C_KO_POINTS, C_MOVE_BONUS, C_PERCEPTION, C_SAVE0,
-    C_SIZE, C_WARRIOR, CALLED, CARRIED_DAMAGE, CARRIED_SAVE, COVER_TABLE, COVERED, DAMAGE, DISRUPT, EV_ATTACK,
+    C_SIZE, C_WARRIOR, CALLED, CARRIED_DAMAGE, CARRIED_SAVE, COVER_TABLE, COVERED, DISRUPT, EV_ATTACK,
     EV_DISRUPT_ROLL, EV_STRAY, EXTRA_ATTACK, EXTRA_DAMAGE, FULL, G_AIM, G_COVER_MELEE, G_EXTRA, G_HIGHER,
-    G_INTO_MELEE, G_KO_COST, G_LEGACY, G_UNAWARE, GRAB, HELD_IMMOBILIZED, HELD_NONE, IMMOBILE, K_CALLED, K_GRAB, K_KILL, K_KO,
-    KILL, KNOCKOUT, KO_SAVE, L_ATTACKING, L_HIT, L_KIND, L_TARGET, ND_ATTACK, ND_DAMAGE, NORMAL, REACTION, S_BASE,
-    S_CBONUS, S_CCOUNT, S_CSAVE, S_CSIDES, S_DBONUS, S_DCOUNT, S_DSIDES, S_OWNER, S_RANGED, STRAY, STRONG, UNAWARE,
-    W_ACTION, W_ASLEEP, W_ATT_PEN, W_ATTACKS, W_BOUND, W_BUSY, W_COVERING, W_DEALT, W_DEF, W_FIRING, W_HELD,
-    W_BLOCKED, W_HITS, W_HOLDING, W_LED, W_PDIRECT, W_PTAKEN, W_RDEALT, W_ROLL_PEN, W_STATUS, W_SURPRISED, W_TAKEN, W_UPSET,
-    inline, rule)
+    G_INTO_MELEE, G_KO_COST, G_LEGACY, G_UNAWARE, GRAB, HELD_IMMOBILIZED, HELD_NONE, IMMOBILE, K_CALLED, K_GRAB,
+    K_KILL, K_KO, KILL, KNOCKOUT, KO_SAVE, K_SLOT_ATTACK, K_SLOT_DAMAGE, L_WORD_ATTACK, L_WORD_DAMAGE, SLOT_ROLLS,
+    L_ATTACKING, L_HIT, L_KIND, L_TARGET, ND_ATTACK, ND_DAMAGE, NORMAL, REACTION, S_BASE, S_CBONUS, S_CCOUNT,
+    S_CSAVE, S_CSIDES, S_DBONUS, S_DCOUNT, S_DSIDES, S_OWNER, S_RANGED, STRAY, STRONG, UNAWARE, W_ACTION, W_ASLEEP,
+    W_ATT_PEN, W_ATTACKS, W_BOUND, W_BUSY, W_COVERING, W_DEALT, W_DEF, W_FIRING, W_HELD, W_BLOCKED, W_HITS,
+    W_HOLDING, W_LED, W_PDIRECT, W_PTAKEN, W_RDEALT, W_ROLL_PEN, W_STATUS, W_SURPRISED, W_TAKEN, W_UPSET, inline,
+    rule)
 from sim.rulesets.gods_and_monsters.schema import CALLED_SHOT_PENALTY, SURPRISED_ROLL_PENALTY  # noqa: F401
 
 EV_RIDER = 40  # riders of the attack line before: (sub, slot, value)
@@ -29,6 +30,17 @@ R_KNOCKED, R_ROLLS_WITH, R_KILL, R_CARRIED, R_EXTRA_HIT, R_EXTRA_MISS = range(1,
 @inline
 def slot_damage(seed, g, rnd, st, a, site):
     return max(keyed.dice(st[S_DCOUNT, a], st[S_DSIDES, a], st[S_DBONUS, a], seed, g, rnd, site, a, 0), 0)
+
+
+@inline
+def _slot_roll_damage(seed, g, rnd, SL, st, a):
+    # The first die is the word kept from the slot's SLOT_ROLLS block, the rest follow it.
+    count, sides = st[S_DCOUNT, a], st[S_DSIDES, a]
+    total = st[S_DBONUS, a]
+    if count > 0:
+        total += keyed.die_word(SL[L_WORD_DAMAGE, a], sides, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_DAMAGE)
+        total += keyed.dice4(count - 1, sides, 0, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_DAMAGE + 1)
+    return max(total, 0)
 
 
 @inline
@@ -134,13 +146,13 @@ def resolve(seed, g, rnd, now, W, SL, ct, st, pair_mod, flags, adj, tracing, ev,
                 - CALLED_SHOT_PENALTY * called + pair_mod[a, t])
         if kind == K_KO and flags[G_KO_COST] and ct[C_WARRIOR, o]:
             need -= 2  # the two combat bonus points a warrior allots to the knockout injuries
-        roll = keyed.die(20, seed, g, rnd, ATTACK_ROLL, a, 0)
+        roll = keyed.die_word(SL[L_WORD_ATTACK, a], 20, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_ATTACK)
         hit = roll <= need
         # "The arrow or other missile automatically misses ... unless the target of the
         # called shot makes an Evasion roll."
         if W[W_UPSET, o] and ranged:
             hit = False
-        base_damage = slot_damage(seed, g, rnd, st, a, DAMAGE)
+        base_damage = _slot_roll_damage(seed, g, rnd, SL, st, a)
         dmg = base_damage + ND_DAMAGE[level]
         dealt = dmg if hit and kind != K_GRAB else 0
         direct = 0

@@ -5,13 +5,14 @@ from __future__ import annotations
 from sim import events, keyed
 from sim.rulesets.base import DRAW, STANDING, UNFINISHED
 from sim.rulesets.gods_and_monsters.carry import carry_in
+from sim.rulesets.gods_and_monsters.core import play_round_core
 from sim.rulesets.gods_and_monsters.round import emit_map, play_round
 from sim.rulesets.gods_and_monsters.moves import distances
 from sim.rulesets.gods_and_monsters.tables import (
     C_DRAWN0, C_SCATTER, C_SIDE, C_SLEEPER, C_SURPRISE_T, C_SURV, C_VERVE, C_X0, C_Y0, EV_SLEEPS, EV_STALLED,
-    EV_SURPRISE, EV_UNFINISHED, G_METRIC, G_SIDES, G_SLEEPERS, L_FREE_USED, L_LOADED, NEVER, P_USES, PLACE,
-    S_LOADED0, SURPRISE, W_ASLEEP, W_ATTACKS, W_HITS, W_TAKEN, W_CAST_LAST, W_COVERING, W_DEALT, W_DOWN, W_DRAWN, W_HELD_BY, W_HOLDING, W_INJ,
-    W_STATUS, W_SURPRISED, W_SURV, W_VERVE, W_WAKE, W_WAS_SURPRISED, W_X, W_Y, rule)
+    EV_SURPRISE, EV_UNFINISHED, G_CORE, G_METRIC, G_SIDES, G_SLEEPERS, L_FREE_USED, L_LOADED, NEVER, P_USES, PLACE,
+    S_LOADED0, SURPRISE, W_ASLEEP, W_ATTACKS, W_HITS, W_TAKEN, W_CAST_LAST, W_COVERING, W_DEALT, W_DOWN, W_DRAWN,
+    W_HELD_BY, W_HOLDING, W_INJ, W_STATUS, W_SURPRISED, W_SURV, W_VERVE, W_WAKE, W_WAS_SURPRISED, W_X, W_Y, rule)
 
 STALL_ROUNDS, STALL_EVERY = 500, 50  # as sim/engine.py: nothing changed for 500 rounds
 
@@ -74,7 +75,10 @@ def play_chunk(seed, first, n, max_rounds, tab, pol, zone, zone_ptr, start, out,
                     if tracing:
                         events.emit(ev, cnt, EV_STALLED, rnd, rnd - 1, 0, 0, 0, 0, 0)
                     break
-            play_round(seed, g, rnd, W, SL, tab, pol, scratch, tracing, ev, cnt)
+            if flags[G_CORE]:
+                play_round_core(seed, g, rnd, W, SL, tab, pol, scratch, tracing, ev, cnt)
+            else:
+                play_round(seed, g, rnd, W, SL, tab, pol, scratch, tracing, ev, cnt)
             played = rnd
             sides_left, side = 0, -1
             for s in range(n_sides):

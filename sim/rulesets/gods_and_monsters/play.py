@@ -7,7 +7,7 @@ from sim import events
 from sim.rulesets.base import Outcome
 from sim.rulesets.base import STANDING
 from sim.rulesets.gods_and_monsters import tables as T
-from sim.rulesets.gods_and_monsters.tables import NSL, NW, Setup
+from sim.rulesets.gods_and_monsters.tables import G_ADJ, G_CALLED, G_CORE, NSL, NW, Setup
 
 START_KEYS = ("verve", "survival", "injuries", "status", "surprised")
 # Conditions a start may carry in besides; each left out takes its value in a fresh skirmish.
@@ -17,8 +17,15 @@ COLUMNS = ("attacks", "hits", "damage_dealt", "damage_taken", "final_state", "do
 COMPILE_ESTIMATE_S = 40
 
 
-def _tables(setup: Setup) -> tuple:
-    return (setup.flags, setup.ct, setup.cf, setup.st, setup.sp, setup.pair_mod, setup.close_reach,
+def _tables(setup: Setup, start=None) -> tuple:
+    flags = setup.flags
+    if start is not None:
+        # A given start may hold what the scenario alone never reaches (holds, sleep):
+        # no situation is skipped.
+        flags = flags.copy()
+        flags[G_CALLED:G_ADJ + 1] = 1
+        flags[G_CORE] = 0
+    return (flags, setup.ct, setup.cf, setup.st, setup.sp, setup.pair_mod, setup.close_reach,
             setup.cell_size)
 
 
@@ -129,7 +136,7 @@ def _run(setup: Setup, seed: int, first: int, n: int, max_rounds: int, start, tr
                np.zeros(C, dtype=np.bool_), np.zeros(C), np.zeros(C), np.zeros(len(setup.table.reads[0]) + C),
                np.zeros(setup.table.stack_size))
     ev, cnt = buffer
-    play_chunk(np.uint64(seed), first, n, max_rounds, _tables(setup), _policy(setup), setup.zone, setup.zone_ptr,
+    play_chunk(np.uint64(seed), first, n, max_rounds, _tables(setup, start), _policy(setup), setup.zone, setup.zone_ptr,
                _start(setup, start, n), out, i64((NW, C)), i64((NSL, A)), scratch, i64(max(1, len(setup.zone))),
                trace_row, ev, cnt)
     narrow = {"final_state": np.int8, "surprised": np.bool_, "down_round": np.int32}

@@ -8,6 +8,8 @@ W_* in tables.py), SL its attack slots.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from sim import events, keyed, targeting
 from sim.rulesets.base import FLED, STANDING
 from sim.rulesets.gods_and_monsters import attacks, holds, moves, spells
@@ -18,16 +20,18 @@ from sim.rulesets.gods_and_monsters.schema import (
 from sim.rulesets.gods_and_monsters.tables import (
     ATTACK, ATTACKING, C_DEFENSE, C_EVASION, C_FIRST_SLOT, C_HOLD_ATTACK, C_LEVEL, C_NSLOT, C_PERCEPTION,
     C_QUICK_DRAW, C_RELOAD, C_SIDE, C_SNAP_T, C_TIE_UP, C_WARRIOR, CAST, COVER, DRAW_ROLL, EV_AIM, EV_DRAW,
-    EV_FALLS_FIRST, EV_FLEE, EV_LEAD, EV_LOAD, EV_MAP, EV_MOVE, EV_POS, EV_LOST_ROUND, EV_ROUND, EV_SNAP, EV_SPELL_DISRUPTED, EV_WAKE,
-    EV_WAKES_HIT, EV_WITHDRAW, FLEE, FOCUS_SITE, G_CHECK_NOW, G_FIRST_PEN, G_INJ_ALL, G_LEGACY, G_LOSE_ROUND,
-    G_MAY_MOVE, G_PHASES, G_SIDES, G_SLEEP_WAKES, G_USE_NEAREST, HELD_IMMOBILIZED, HELD_NONE, HOLD, K_CALLED_PHASE,
-    K_GRAB, K_HOLD_BREAK, L_ACTING, L_ATTACKING, L_FREE_NOW, L_FREE_USED, L_KIND, L_LOADED, L_NOW, L_REACHES,
-    L_RELOAD, L_TARGET, L_USABLE, LEAD, LEAD_ROLL, MANEUVER, NORMAL, RELOAD, S_ACTIONS, S_ALT, S_OWNER, S_RANGED,
-    S_REACH, SNAP, TARGET, TIE_UP, W_ACTION, W_ACTIVE, W_AIM_T, W_ASLEEP, W_ATT_PEN, W_BLOCKED, W_BOUND, W_BUSY,
-    W_CAN_ACT, W_CAN_ATTACK, W_CAST_LAST, W_CASTING, W_COVERING, W_DEF, W_DOWN, W_DRAWN, W_FIRING, W_FORCED,
-    W_GRABBING, W_HELD, W_HOLDING, W_IN_CLOSE, W_INJ, W_LAST_DEALT, W_LAST_TAKEN, W_LED, W_LOST, W_MAY_MOVE,
-    W_MOVED, W_ON_HELD, W_PENDING, W_PRE_HELD, W_PX, W_PY, W_RDEALT, W_ROLL_PEN, W_RTAKEN, W_STAND0, W_STATUS,
-    W_SURPRISED, W_SURV, W_TMODE, W_TYING, W_UPSET, W_VERVE, W_WAKE, W_WHY, W_X, W_Y, WITHDRAW, rule)
+    EV_FALLS_FIRST, EV_FLEE, EV_LEAD, EV_LOAD, EV_MAP, EV_MOVE, EV_POS, EV_LOST_ROUND, EV_ROUND, EV_SNAP,
+    EV_SPELL_DISRUPTED, EV_WAKE, EV_WAKES_HIT, EV_WITHDRAW, FLEE, FOCUS_SITE, G_ADJ, G_AIM, G_CALLED, G_HOLDS,
+    G_LEAD, G_MULTI, G_SPELLS, NEAREST, SLOT_ROLLS, STRONGEST, WEAKEST, L_WORD_ATTACK, L_WORD_DAMAGE, G_CHECK_NOW,
+    G_FIRST_PEN, G_INJ_ALL, G_LEGACY, G_LOSE_ROUND, G_MAY_MOVE, G_PHASES, G_SIDES, G_SLEEP_WAKES, G_USE_NEAREST,
+    HELD_IMMOBILIZED, HELD_NONE, HOLD, K_CALLED_PHASE, K_GRAB, K_HOLD_BREAK, L_ACTING, L_ATTACKING, L_FREE_NOW,
+    L_FREE_USED, L_KIND, L_LOADED, L_NOW, L_REACHES, L_RELOAD, L_TARGET, L_USABLE, LEAD, LEAD_ROLL, MANEUVER,
+    NORMAL, RELOAD, S_ACTIONS, S_ALT, S_OWNER, S_RANGED, S_REACH, SNAP, TIE_UP, W_ACTION, W_ACTIVE, W_AIM_T,
+    W_ASLEEP, W_ATT_PEN, W_BLOCKED, W_BOUND, W_BUSY, W_CAN_ACT, W_CAN_ATTACK, W_CAST_LAST, W_CASTING, W_COVERING,
+    W_DEF, W_DOWN, W_DRAWN, W_FIRING, W_FORCED, W_GRABBING, W_HELD, W_HOLDING, W_IN_CLOSE, W_INJ, W_LAST_DEALT,
+    W_LAST_TAKEN, W_LED, W_LOST, W_MAY_MOVE, W_MOVED, W_ON_HELD, W_PENDING, W_PRE_HELD, W_PX, W_PY, W_RDEALT,
+    W_ROLL_PEN, W_RTAKEN, W_STAND0, W_STATUS, W_SURPRISED, W_SURV, W_TMODE, W_TYING, W_UPSET, W_VERVE, W_WAKE,
+    W_WHY, W_X, W_Y, WITHDRAW, rule)
 
 
 @rule
@@ -44,50 +48,43 @@ def play_round(seed, g, rnd, W, SL, tab, pol, scratch, tracing, ev, cnt):
     _update_focus(seed, g, rnd, W, ct, flags[G_SIDES], focus)
     _modifiers(seed, g, rnd, W, ct, flags, tracing, ev, cnt)
 
-    # Movement: aiming, leading and withdrawing combatants do not close in.
-    for c in range(C):
-        a = W[W_ACTION, c]
-        W[W_MAY_MOVE, c] = (W[W_CAN_ACT, c] and a != HOLD and a != COVER and a != LEAD and a != WITHDRAW
-                            and W[W_HOLDING, c] < 0)
-        W[W_PX, c], W[W_PY, c] = W[W_X, c], W[W_Y, c]
     if flags[G_MAY_MOVE]:
-        moves.move_all(seed, g, rnd, W, flags, ct, dist, focus, cand, hbuf, dbuf)
-    moved = 0
-    for c in range(C):
-        W[W_MOVED, c] = W[W_X, c] != W[W_PX, c] or W[W_Y, c] != W[W_PY, c]
-        moved |= W[W_MOVED, c]
-        if tracing and W[W_MOVED, c]:
-            events.emit(ev, cnt, EV_MOVE, rnd, c, W[W_X, c], W[W_Y, c], 0, 0, 0)
-    if tracing and moved:
-        emit_map(W, rnd, ev, cnt)
-    # "Characters fighting within hand or extended weapon reach of their opponents are in close combat."
-    for c in range(C):
-        close = 0
-        for j in range(C):
-            adj[c, j] = (dist[c, j] <= close_reach[c, j] and ct[C_SIDE, j] != ct[C_SIDE, c]
-                         and W[W_STATUS, j] == STANDING)
-            close |= adj[c, j]
-        W[W_IN_CLOSE, c] = close
-    _tying_and_leading(seed, g, rnd, W, ct, adj, tracing, ev, cnt)
-    for c in range(C):
-        W[W_CASTING, c] = W[W_CAN_ACT, c] and W[W_ACTION, c] == CAST
-    spells.choose_spells(seed, g, rnd, W, ct, sp, dist, uses, focus, cand, hbuf, dbuf)
+        _movement(seed, g, rnd, W, flags, ct, dist, focus, cand, hbuf, dbuf, tracing, ev, cnt)
+    # (Without movement W_MOVED stays 0 from the skirmish's start.)
+    if flags[G_ADJ]:
+        # "Characters fighting within hand or extended weapon reach of their opponents are in close combat."
+        for c in range(C):
+            close = 0
+            for j in range(C):
+                adj[c, j] = (dist[c, j] <= close_reach[c, j] and ct[C_SIDE, j] != ct[C_SIDE, c]
+                             and W[W_STATUS, j] == STANDING)
+                close |= adj[c, j]
+            W[W_IN_CLOSE, c] = close
+    if flags[G_ADJ] or flags[G_LEAD]:
+        _tying_and_leading(seed, g, rnd, W, ct, adj, tracing, ev, cnt)
+    if flags[G_SPELLS]:
+        for c in range(C):
+            W[W_CASTING, c] = W[W_CAN_ACT, c] and W[W_ACTION, c] == CAST
+        spells.choose_spells(seed, g, rnd, W, ct, sp, dist, uses, focus, cand, hbuf, dbuf)
     for c in range(C):
         if W[W_CAN_ACT, c] and W[W_ACTION, c] == CAST and not W[W_CASTING, c]:
             W[W_ACTION, c] = ATTACK
         W[W_CAN_ATTACK, c] = W[W_CAN_ACT, c] and ATTACKING[W[W_ACTION, c]]
 
-    _slots(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, flags[G_USE_NEAREST])
-    attacks.kinds(W, SL, ct, st)
-    _grabbing(W, SL, ct, st)
+    _slots(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, flags)
+    if flags[G_CALLED]:
+        attacks.kinds(W, SL, ct, st)
+    if flags[G_HOLDS]:
+        _grabbing(W, SL, ct, st)
     for c in range(C):
         W[W_RTAKEN, c], W[W_RDEALT, c], W[W_UPSET, c], W[W_PENDING, c], W[W_BLOCKED, c] = 0, 0, 0, 0, 0
 
-    # Called shots first.
+    # Called shots first (without them every slot's L_KIND stays NORMAL, as the chunk began).
     any_called = False
-    for a in range(A):
-        SL[L_NOW, a] = SL[L_ATTACKING, a] and SL[L_KIND, a] != NORMAL
-        any_called |= SL[L_NOW, a]
+    if flags[G_CALLED]:
+        for a in range(A):
+            SL[L_NOW, a] = SL[L_ATTACKING, a] and SL[L_KIND, a] != NORMAL
+            any_called |= SL[L_NOW, a]
     if any_called:
         for c in range(C):
             W[W_STAND0, c] = W[W_STATUS, c] == STANDING
@@ -112,13 +109,39 @@ def play_round(seed, g, rnd, W, SL, tab, pol, scratch, tracing, ev, cnt):
 
 
 @rule
-def _start(seed, g, rnd, W, ct, inj_all, tracing, ev, cnt):
+def _movement(seed, g, rnd, W, flags, ct, dist, focus, cand, hbuf, dbuf, tracing, ev, cnt):
+    # Aiming, leading and withdrawing combatants do not close in.
     C = W.shape[1]
     for c in range(C):
+        a = W[W_ACTION, c]
+        W[W_MAY_MOVE, c] = (W[W_CAN_ACT, c] and a != HOLD and a != COVER and a != LEAD and a != WITHDRAW
+                            and W[W_HOLDING, c] < 0)
+        W[W_PX, c], W[W_PY, c] = W[W_X, c], W[W_Y, c]
+    moves.move_all(seed, g, rnd, W, flags, ct, dist, focus, cand, hbuf, dbuf)
+    moved = 0
+    for c in range(C):
+        W[W_MOVED, c] = W[W_X, c] != W[W_PX, c] or W[W_Y, c] != W[W_PY, c]
+        moved |= W[W_MOVED, c]
+        if tracing and W[W_MOVED, c]:
+            events.emit(ev, cnt, EV_MOVE, rnd, c, W[W_X, c], W[W_Y, c], 0, 0, 0)
+    if tracing and moved:
+        emit_map(W, rnd, ev, cnt)
+
+
+@rule
+def _start(seed, g, rnd, W, ct, inj_all, tracing, ev, cnt):
+    C = W.shape[1]
+    zero = np.uint64(0)
+    b, w = -1, (zero, zero, zero, zero)
+    for c in range(C):
         pen = W[W_INJ, c] if inj_all else 0
-        # Snapping out of surprise, at the start of every round after the first.
+        # Snapping out of surprise, at the start of every round after the first: a blocked
+        # site, combatant c's roll number c (one evaluation for four combatants).
         if rnd > 1 and W[W_SURPRISED, c]:
-            r = keyed.die(20, seed, g, rnd, SNAP, c, 0)
+            if c // 4 != b:
+                b = c // 4
+                w = keyed.block(seed, g, rnd, SNAP, 0, b)
+            r = keyed.die_word(w[c % 4], 20, seed, g, rnd, SNAP, 0, c)
             snapped = r <= ct[C_SNAP_T, c] - pen
             if tracing and W[W_STATUS, c] == STANDING:
                 events.emit(ev, cnt, EV_SNAP, rnd, c, r, ct[C_SNAP_T, c] - pen, int(snapped), 0, 0)
@@ -268,29 +291,38 @@ def _candidates(W, ct, st, dist, a, cand):
 
 
 @rule
-def _target(seed, g, rnd, W, ct, st, dist, focus, cand, hbuf, dbuf, use_nearest, a):
+def _target(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, use_nearest, a):
     o = st[S_OWNER, a]
     if not _candidates(W, ct, st, dist, a, cand):
         return -1
+    # One evaluation: the target's uniform now, the attack roll and first damage die kept
+    # for attacks.resolve (every slot with a target has them this round).
+    w0, w1, w2, w3 = keyed.block(seed, g, rnd, SLOT_ROLLS, a, 0)
+    SL[L_WORD_ATTACK, a], SL[L_WORD_DAMAGE, a] = w2, w3
     h = W[W_HOLDING, o]
     if W[W_FORCED, o] and h >= 0 and cand[h]:
         return h  # a holder strikes the target it holds immobilized
-    for j in range(W.shape[1]):
-        hbuf[j] = W[W_VERVE, j] + W[W_SURV, j]
-        dbuf[j] = dist[o, j] if use_nearest else 0.0
-    u = keyed.uniform(seed, g, rnd, TARGET, a, 0)
-    return targeting.choose(W[W_TMODE, o], cand, hbuf, dbuf, focus[ct[C_SIDE, o]], u)
+    mode = W[W_TMODE, o]
+    if mode == WEAKEST or mode == STRONGEST or (mode == NEAREST and use_nearest):
+        for j in range(W.shape[1]):
+            hbuf[j] = W[W_VERVE, j] + W[W_SURV, j]
+            dbuf[j] = dist[o, j] if use_nearest else 0.0
+    elif mode == NEAREST:
+        for j in range(W.shape[1]):
+            dbuf[j] = 0.0
+    return targeting.choose(mode, cand, hbuf, dbuf, focus[ct[C_SIDE, o]], keyed.uniform_words(w0, w1))
 
 
 @rule
-def _slots(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, use_nearest):
+def _slots(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, flags):
     """Which attack slots act this round, reloading multi-action weapons, and their targets."""
     A, C = SL.shape[1], W.shape[1]
+    use_nearest = flags[G_USE_NEAREST]
     for a in range(A):
         SL[L_REACHES, a] = _candidates(W, ct, st, dist, a, cand)
     for a in range(A):
         o = st[S_OWNER, a]
-        k = st[S_ACTIONS, a]
+        k = st[S_ACTIONS, a] if flags[G_MULTI] else 1
         SL[L_RELOAD, a], SL[L_FREE_NOW, a] = 0, 0
         if k > 1:
             # "Attacks which require more than one action ... gain one free action per use when
@@ -317,7 +349,7 @@ def _slots(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, use_neare
                 if SL[L_USABLE, b]:
                     act = False
         SL[L_ACTING, a] = act
-        SL[L_TARGET, a] = _target(seed, g, rnd, W, ct, st, dist, focus, cand, hbuf, dbuf, use_nearest, a) \
+        SL[L_TARGET, a] = _target(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, use_nearest, a) \
             if act or a == ct[C_FIRST_SLOT, o] else -1
     for c in range(C):
         W[W_AIM_T, c] = SL[L_TARGET, ct[C_FIRST_SLOT, c]]
@@ -370,7 +402,7 @@ def _phases(seed, g, rnd, W, SL, tab, dist, uses, focus, cand, hbuf, dbuf, adj, 
             now = (SL[L_ATTACKING, a] and SL[L_KIND, a] == NORMAL and W[W_ACTIVE, o]
                    and (phases == 1 or ct[C_SIDE, o] == p))
             if now and phases > 1:
-                SL[L_TARGET, a] = _target(seed, g, rnd, W, ct, st, dist, focus, cand, hbuf, dbuf,
+                SL[L_TARGET, a] = _target(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf,
                                           flags[G_USE_NEAREST], a)
                 now = SL[L_TARGET, a] >= 0
             SL[L_NOW, a] = now
@@ -408,7 +440,7 @@ def _after(seed, g, rnd, W, SL, ct, st, flags, adj, tracing, ev, cnt):
             W[W_ASLEEP, c] = 0
             if tracing and W[W_STATUS, c] == STANDING:
                 events.emit(ev, cnt, EV_WAKES_HIT, rnd, c, 0, 0, 0, 0, 0)
-    for a in range(A):
+    for a in range(A if flags[G_MULTI] else 0):
         o = st[S_OWNER, a]
         if st[S_ACTIONS, a] <= 1:
             continue
@@ -420,17 +452,9 @@ def _after(seed, g, rnd, W, SL, ct, st, flags, adj, tracing, ev, cnt):
                 events.emit(ev, cnt, EV_LOAD, rnd, o, a, W[W_UPSET, o], SL[L_LOADED, a], st[S_ACTIONS, a] - 1, 0)
         if SL[L_ATTACKING, a]:
             SL[L_LOADED, a], SL[L_FREE_USED, a] = 0, 0
-    for c in range(C):
-        W[W_ON_HELD, c] = 0
-    for a in range(A):
-        o = st[S_OWNER, a]
-        if SL[L_ATTACKING, a] and SL[L_TARGET, a] == W[W_HOLDING, o]:
-            W[W_ON_HELD, o] = 1  # the holder attacked its target
-    holds.hold_contests(seed, g, rnd, W, ct, st, tracing, ev, cnt)
-    apply_and_check(seed, g, rnd, K_HOLD_BREAK, True, W, ct, flags, tracing, ev, cnt)
-    holds.tie_up(W, adj, rnd, tracing, ev, cnt)
-    holds.release(W)
-    for c in range(C):
+    if flags[G_HOLDS]:
+        _hold_end(seed, g, rnd, W, SL, ct, st, flags, adj, tracing, ev, cnt)
+    for c in range(C if flags[G_AIM] else 0):  # else W_COVERING stays -1 from the start
         aiming = W[W_CAN_ACT, c] and W[W_ACTION, c] == COVER and W[W_STATUS, c] == STANDING
         t = W[W_AIM_T, c]
         valid = False
@@ -445,4 +469,20 @@ def _after(seed, g, rnd, W, SL, ct, st, flags, adj, tracing, ev, cnt):
             W[W_DOWN, c] = rnd
             if tracing:
                 events.emit(ev, cnt, EV_WITHDRAW, rnd, c, W[W_WHY, c], 0, 0, 0, 0)
+    if flags[G_HOLDS]:
+        holds.release(W)
+
+
+@rule
+def _hold_end(seed, g, rnd, W, SL, ct, st, flags, adj, tracing, ev, cnt):
+    C, A = W.shape[1], SL.shape[1]
+    for c in range(C):
+        W[W_ON_HELD, c] = 0
+    for a in range(A):
+        o = st[S_OWNER, a]
+        if SL[L_ATTACKING, a] and SL[L_TARGET, a] == W[W_HOLDING, o]:
+            W[W_ON_HELD, o] = 1  # the holder attacked its target
+    holds.hold_contests(seed, g, rnd, W, ct, st, tracing, ev, cnt)
+    apply_and_check(seed, g, rnd, K_HOLD_BREAK, True, W, ct, flags, tracing, ev, cnt)
+    holds.tie_up(W, adj, rnd, tracing, ev, cnt)
     holds.release(W)

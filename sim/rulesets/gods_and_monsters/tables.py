@@ -27,7 +27,12 @@ FAR = bf.FAR
 # --- event sites of keyed randomness (sim/keyed.py): (site, actor, k) ---
 (SURPRISE, SNAP, TARGET, ATTACK_ROLL, DAMAGE, HEALTH, DEATH_GUIDE, FOCUS_SITE, PLACE, DRAW_ROLL, LEAD_ROLL,
  SPELL_SAVE, SPELL_DAMAGE, DISRUPT, KO_SAVE, CARRIED_SAVE, CARRIED_DAMAGE, AGILITY_ATT, AGILITY_TGT, REACTION,
- EXTRA_ATTACK, EXTRA_DAMAGE, BYSTANDER, STRAY, GRAB_DODGE, HOLD_BREAK, HOLD_KEEP, MOVE_GOAL, SPELL_TARGET) = range(1, 30)
+ EXTRA_ATTACK, EXTRA_DAMAGE, BYSTANDER, STRAY, GRAB_DODGE, HOLD_BREAK, HOLD_KEEP, MOVE_GOAL, SPELL_TARGET,
+ SLOT_ROLLS) = range(1, 31)
+# SLOT_ROLLS is a blocked site (keyed.block): a slot's numbers of a round from one
+# evaluation, keyed by the slot whatever its target: k 0-1 the target's uniform, k 2
+# the attack roll, k 3.. the damage dice.
+K_SLOT_ATTACK, K_SLOT_DAMAGE = 2, 3
 # k of the HEALTH / DEATH_GUIDE rolls beside the phase number (0.. sides - 1)
 K_CALLED_PHASE, K_HOLD_BREAK = 64, 65
 
@@ -75,7 +80,12 @@ P_OWNER, P_COUNT, P_SIDES, P_BONUS, P_SAVE, P_SLEEP, P_RANGE, P_USES, NSP = rang
 # --- flags: the rule options as values ---
 (G_SIDES, G_PHASES, G_LOSE_ROUND, G_FIRST_PEN, G_INJ_ALL, G_GUIDE, G_CHECK_NOW, G_HIGHER, G_COVER_MELEE,
  G_INTO_MELEE, G_SLEEPERS, G_UNAWARE, G_SLEEP_WAKES, G_USE_NEAREST, G_STATIC, G_WIDTH, G_HEIGHT, G_METRIC,
- G_MAY_MOVE, G_AIM, G_EXTRA, G_LEGACY, G_KO_COST, NFLAGS) = range(24)
+ G_MAY_MOVE, G_AIM, G_EXTRA, G_LEGACY, G_KO_COST, G_CALLED, G_HOLDS, G_SPELLS, G_LEAD, G_MULTI, G_ADJ,
+ G_CORE, NFLAGS) = range(31)
+# G_CALLED .. G_ADJ: whether a scenario can ever use a situation (called shots of any
+# kind, holds, spells, leading, multi-action weapons, who is next to whom); the round
+# skips the work of those it cannot, so a branch costs only where it is taken. G_CORE:
+# none of them, nor movement, phases or scripts: core.play_round_core plays the round.
 
 OBSERVATION_NAMES = list(S.OBSERVATIONS)
 (O_ROUND, O_HEALTH, O_SURVIVAL, O_VERVE, O_INJURIES, O_SURPRISED, O_ALLIES, O_ENEMIES, O_TOOK, O_DEALT,
@@ -195,7 +205,8 @@ def build(scenario) -> Setup:
             C_MOVE_MODE: (KITE if ranged else ADVANCE) if move == AUTO else move,
             C_MOVE_CELLS: grid.cells(st_["movement"]), C_KITE_CELLS: grid.cells(p["kite_distance"]),
             C_TMODE: c.policy.target, C_CALLED_WHEN: S.CALLED_SHOT_WHEN.index(p["called_shot"]),
-            C_KNOCKOUT: p["knockout"], C_KILLING: p["killing_blow"], C_GRAB_WHEN: S.IMMOBILIZE_WHEN.index(p["immobilize"]),
+            C_KNOCKOUT: p["knockout"], C_KILLING: p["killing_blow"],
+            C_GRAB_WHEN: S.IMMOBILIZE_WHEN.index(p["immobilize"]),
             C_HOLD_ATTACK: p["hold_then"] == "attack", C_TIE_UP: p["tie_up"], C_LEAD: p["lead"] and warrior[i],
             C_COVER_AIM: p["cover"], C_CAST: p["cast"],
             C_RELOAD: ("out_of_close_combat", "always", "never").index(p["reload"]),
@@ -243,7 +254,11 @@ def build(scenario) -> Setup:
     flags[G_EXTRA] = bool(ct[C_EXTRA_UNAWARE].any()) or flags[G_AIM]
     flags[G_LEGACY] = legacy()
     flags[G_KO_COST] = rules["knockout_costs_combat_bonus"]
+    _situations(flags, ct, st, sp, cs, len(spells))
     table = policy_vm.build_table([c.policy for c in cs], OBSERVATION_NAMES, {"nearest_enemy": "distance"})
+    flags[G_CORE] = (flags[G_PHASES] == 1 and flags[G_STATIC] and not flags[G_MAY_MOVE] and not flags[G_USE_NEAREST]
+                     and not flags[[G_CALLED, G_HOLDS, G_SPELLS, G_LEAD, G_MULTI, G_ADJ, G_AIM, G_EXTRA,
+                                    G_INTO_MELEE]].any() and int(table.rule_first[-1]) == 0)
     names = [c.name for c in cs]
     return Setup(
         names=names, side_names=list(scenario.side_names), slot_name=[e["name"] for _, e, _ in slots],
@@ -253,6 +268,22 @@ def build(scenario) -> Setup:
         close_reach=np.maximum(melee[:, None], melee[None, :]), zone=zone, zone_ptr=zone_ptr, table=table,
         grid=grid, rules=rules, awareness=[c.stats["awareness"] for c in cs],
         rule_texts=[[str(r.text) for r in c.policy.rules] for c in cs])
+
+
+def _situations(flags, ct, st, sp, cs, n_spells: int) -> None:
+    """The G_CALLED .. G_ADJ flags: conservative (1 unless the situation cannot arise)."""
+    scripted = _scripted_actions(cs)
+    sleep = bool(ct[C_SLEEPER].any()) or bool(n_spells and sp[P_SLEEP].any())
+    flags[G_HOLDS] = bool((ct[C_GRAB_WHEN] != 0).any()) or GRAB in scripted
+    # Immobile targets come from sleep or holds; killing blows and knockouts need them
+    # (or surprise, for knockouts).
+    flags[G_CALLED] = (bool((ct[C_CALLED_WHEN] != 0).any()) or bool(ct[C_KNOCKOUT].any()) or flags[G_HOLDS]
+                       or bool(scripted & {CALLED, KNOCKOUT, KILL, GRAB})
+                       or (bool(ct[C_KILLING].any()) and sleep))
+    flags[G_SPELLS] = n_spells > 0
+    flags[G_LEAD] = bool(ct[C_LEAD].any()) or LEAD in scripted
+    flags[G_MULTI] = bool((st[S_ACTIONS] > 1).any())
+    flags[G_ADJ] = flags[G_INTO_MELEE] or flags[G_MULTI] or flags[G_HOLDS] or TIE_UP in scripted
 
 
 def _dice_text(dice, extra: int) -> str:
@@ -311,7 +342,9 @@ def _static(layout, grid, ct) -> bool:
  W_GOAL_CLOSE, W_GOAL_AWAY, W_WHY, W_BLOCKED, W_PX, W_PY, W_MAY_MOVE, W_NOW_DOWN, NW) = range(64)
 # --- rows of the per-slot work array SL (int64, (NSL, A)) ---
 (L_LOADED, L_FREE_USED, L_TARGET, L_ACTING, L_RELOAD, L_FREE_NOW, L_ATTACKING, L_KIND, L_HIT, L_REACHES,
- L_USABLE, L_NOW, NSL) = range(13)
+ L_USABLE, L_NOW, L_WORD_ATTACK, L_WORD_DAMAGE, NSL) = range(15)
+# L_WORD_*: words K_SLOT_ATTACK and K_SLOT_DAMAGE of the slot's SLOT_ROLLS block this
+# round, kept from choosing its target for resolving its attack.
 
 # --- event codes of the trace buffer (sim/events.py); trace_text.py gives their text ---
 (EV_SURPRISE, EV_POS, EV_MAP, EV_ROUND, EV_SNAP, EV_WAKE, EV_FLEE, EV_LOST_ROUND, EV_DRAW, EV_MOVE, EV_LEAD,
