@@ -15,6 +15,16 @@ from sim.errors import ScenarioError
 
 EXIT_BAD_INPUT = 2
 
+# The bounds of the scenario's `run:` block (sim/scenario.py RUN_FIELDS), so a number
+# typed on the command line cannot ask for more than a file may: past them a run would
+# build its chunk list for hours or overflow a NumPy integer.
+MAX_SKIRMISHES, MAX_ROUNDS, MAX_SEED = 10**9, 10**6, 2**63 - 1
+MAX_JOBS = 256  # worker processes; more only exhausts the machine's process table
+SKIRMISHES = click.IntRange(1, MAX_SKIRMISHES)
+ROUNDS = click.IntRange(1, MAX_ROUNDS)
+SEED = click.IntRange(0, MAX_SEED)
+JOBS = click.IntRange(1, MAX_JOBS)
+
 
 def scenario_files(paths) -> list[Path]:
     """Expand folders into the scenario files they hold (recursively, sorted)."""
@@ -60,10 +70,10 @@ def main():
 
 @main.command()
 @click.argument("scenarios", nargs=-1, required=True)
-@click.option("-n", "--skirmishes", type=click.IntRange(min=1), help="How many skirmishes (default: the scenario's run.skirmishes).")
-@click.option("--seed", type=click.IntRange(min=0), help="Random seed (default: the scenario's run.seed).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
-@click.option("--max-rounds", type=click.IntRange(min=1), help="Rounds before a fight counts as unfinished.")
+@click.option("-n", "--skirmishes", type=SKIRMISHES, help="How many skirmishes (default: the scenario's run.skirmishes).")
+@click.option("--seed", type=SEED, help="Random seed (default: the scenario's run.seed).")
+@click.option("--jobs", "-j", type=JOBS, default=1, show_default=True, help="Worker processes.")
+@click.option("--max-rounds", type=ROUNDS, help="Rounds before a fight counts as unfinished.")
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", help="Override a scenario value, e.g. rules.resolution=sequential.")
 @click.option("--out", type=click.Path(dir_okay=True), help="Write both outcome tables: X.parquet (default) or X.csv; a folder for several scenarios.")
 @click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object to stdout instead of the text summary.")
@@ -144,10 +154,10 @@ def validate(scenarios):
 
 @main.command()
 @click.argument("scenario")
-@click.option("--seed", type=click.IntRange(min=0), help="Seed of the run to replay (default: the scenario's).")
-@click.option("--skirmish", "-k", type=click.IntRange(min=0), default=0, show_default=True, help="Which skirmish of that run.")
-@click.option("-n", "--skirmishes", type=click.IntRange(min=1), help="Size of the run it belongs to (default: the scenario's).")
-@click.option("--max-rounds", type=click.IntRange(min=1))
+@click.option("--seed", type=SEED, help="Seed of the run to replay (default: the scenario's).")
+@click.option("--skirmish", "-k", type=click.IntRange(0, MAX_SKIRMISHES - 1), default=0, show_default=True, help="Which skirmish of that run.")
+@click.option("-n", "--skirmishes", type=SKIRMISHES, help="Size of the run it belongs to (default: the scenario's).")
+@click.option("--max-rounds", type=ROUNDS)
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE")
 def trace(scenario, seed, skirmish, skirmishes, max_rounds, sets):
     """Print one skirmish blow by blow, exactly as the batch run played it."""

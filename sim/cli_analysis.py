@@ -12,18 +12,21 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from sim.cli import main, parse_sets, scenario_files
+from sim.cli import JOBS, ROUNDS, SEED, SKIRMISHES, main, parse_sets, scenario_files
 from sim.errors import ScenarioError
+
+# A win-rate half-width: above 0 (else the run never stops) and at most 0.5 (any rate is within that).
+PRECISION = click.FloatRange(0, 0.5, min_open=True)
 
 
 def common_options(f):
     opts = [
-        click.option("-n", "--skirmishes", type=click.IntRange(min=1),
+        click.option("-n", "--skirmishes", type=SKIRMISHES,
                      help="Skirmishes per variant (default: the command's own, or the scenario's run.skirmishes)."),
-        click.option("--seed", type=click.IntRange(min=0), help="Random seed, shared by every variant."),
-        click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+        click.option("--seed", type=SEED, help="Random seed, shared by every variant."),
+        click.option("--jobs", "-j", type=JOBS, default=1, show_default=True,
                      help="Worker processes."),
-        click.option("--max-rounds", type=click.IntRange(min=1), help="Rounds before a fight counts as unfinished."),
+        click.option("--max-rounds", type=ROUNDS, help="Rounds before a fight counts as unfinished."),
         click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
                      help="Override a scenario value before the analysis, e.g. rules.resolution=sequential."),
         click.option("--out", type=click.Path(dir_okay=False),
@@ -99,8 +102,8 @@ def parse_vary(items) -> dict:
 @click.option("--vary", multiple=True, metavar="PATH=VALUES",
               help="A path and the values to try: 0..6, 0..20:5, d6,d8,d10 or [..]; repeat for a grid. "
                    "Default: the scenario's sweep: block.")
-@click.option("--precision", type=float, help="Play chunks until every variant's win-rate half-width is at most this.")
-@click.option("--max", "max_n", type=click.IntRange(min=1), default=1_000_000, show_default=True,
+@click.option("--precision", type=PRECISION, help="Play chunks until every variant's win-rate half-width is at most this.")
+@click.option("--max", "max_n", type=SKIRMISHES, default=1_000_000, show_default=True,
               help="With --precision: stop at this many skirmishes per variant.")
 @common_options
 def sweep(scenario, vary, precision, max_n, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir):
@@ -132,7 +135,7 @@ def sweep(scenario, vary, precision, max_n, skirmishes, seed, jobs, max_rounds, 
 @click.option("--param", required=True, metavar="PATH", help="The whole-number value to solve for.")
 @click.option("--target", required=True, metavar="SIDE.win_rate=RATE", help="e.g. party.win_rate=0.6")
 @click.option("--range", "rng", metavar="LO..HI", help="Values to search (default: current value +- max(10, |value|)).")
-@click.option("--max", "max_n", type=click.IntRange(min=1),
+@click.option("--max", "max_n", type=SKIRMISHES,
               help="Most skirmishes for one value while its interval still contains the target (default 8 x -n).")
 @common_options
 def tune(scenario, param, target, rng, max_n, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir):
@@ -229,10 +232,10 @@ def _add_adaptive_run() -> None:
     if any(p.name == "precision" for p in cmd.params):
         return
     original = cmd.callback
-    cmd.params.append(click.Option(["--precision"], type=float,
+    cmd.params.append(click.Option(["--precision"], type=PRECISION,
                                    help="Play chunks until every side's win-rate half-width is at most this "
                                         "(e.g. 0.005), then report how many skirmishes it took; replaces -n."))
-    cmd.params.append(click.Option(["--max", "max_n"], type=click.IntRange(min=1), default=1_000_000,
+    cmd.params.append(click.Option(["--max", "max_n"], type=SKIRMISHES, default=1_000_000,
                                    show_default=True, help="With --precision: stop at this many skirmishes."))
 
     def callback(precision=None, max_n=None, **kw):

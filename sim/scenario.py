@@ -15,7 +15,7 @@ import yaml
 from sim import rulesets
 from sim.armory import expand, weapon_table
 from sim.errors import ScenarioError
-from sim.formations import BATTLEFIELD_FIELDS, FORMATIONS
+from sim.formations import BATTLEFIELD_FIELDS, FORMATIONS, MAX_GRID
 from sim.policy import Policy, compile_policy, policy_schema
 from sim.schema import Field, validate, validate_record
 
@@ -53,7 +53,7 @@ CORE_COMBATANT_FIELDS = {
     "count": Field("int", 1, "how many identical copies fight", min=1, max=MAX_COMBATANTS),
     "policy": Field("any", None, "a policy for this combatant alone, overriding its side's"),
     "position": Field("list", None, "starting cell [x, y] on the battlefield, overriding the side's formation",
-                      item=Field("int", min=0, max=100000), check=lambda v, path: _pair(v, path)),
+                      item=Field("int", min=0, max=MAX_GRID - 1), check=lambda v, path: _pair(v, path)),
 }
 
 
@@ -167,6 +167,7 @@ def build_scenario(data: dict, source: str = "<scenario>") -> Scenario:
     if not isinstance(sides_raw, dict) or len(sides_raw) < 2:
         raise ScenarioError("needs at least two sides, written as a mapping of side name to "
                             "{combatants: [...]}.", path="sides")
+    check_side_names(sides_raw)
     stat_fields = {**CORE_COMBATANT_FIELDS, **ruleset.combatant_fields}
     pol_fields = policy_schema(ruleset.policy_fields)
     table = weapon_table(ruleset, top["armory"])
@@ -209,6 +210,24 @@ def build_scenario(data: dict, source: str = "<scenario>") -> Scenario:
     scen.layout  # places everyone now so a bad layout is reported at load time
     ruleset.check(scen)
     return scen
+
+
+# Outcome labels that share the winner column with the side names.
+RESERVED_SIDE_NAMES = ("draw", "unfinished")
+
+
+def check_side_names(sides: dict) -> None:
+    """Side names label the winner column next to 'draw' and 'unfinished', so they must be
+    distinct text that is neither of those."""
+    for name in sides:
+        if not isinstance(name, str) or not name.strip():
+            shown = "nothing (null)" if name is None else repr(name)
+            raise ScenarioError(f"a side is named {shown}; name every side with text, e.g. party: or "
+                                "monsters: (quote numbers and true/false).", path="sides")
+        if name.strip().lower() in RESERVED_SIDE_NAMES:
+            raise ScenarioError(f"a side is named {name!r}, which the results use for "
+                                f"{'a draw' if name.strip().lower() == 'draw' else 'an unfinished fight'}; "
+                                "rename the side.", path=f"sides.{name}")
 
 
 def _as_mapping(value, path) -> dict:
