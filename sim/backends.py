@@ -50,6 +50,19 @@ def guarded(fn: Callable, chunk: int, seed: int, size: int, *args):
                          "".join(traceback.format_exception(e))) from None
 
 
+def in_worker(fn: Callable, *args):
+    """`fn(*args)` in a local worker process, which leaves Ctrl-C to the parent.
+
+    A terminal sends SIGINT to the whole process group; a worker interrupted while it
+    sends a result back can leave the result queue locked, and the parent then hangs
+    shutting the pool down. The parent alone stops the run (and kills the workers)."""
+    import multiprocessing
+    import signal
+    if multiprocessing.parent_process() is not None:  # never the CLI's own process
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return fn(*args)
+
+
 def check_backend(backend: str, scheduler: str | None) -> str:
     if scheduler:
         backend = "dask"
@@ -114,7 +127,7 @@ def play_all(fn: Callable, tasks: Iterable[tuple], jobs: int = 1, backend: str =
     try:
         if backend == "loky":
             gen = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")(
-                delayed(guarded)(fn, *t) for t in tasks)
+                delayed(in_worker)(guarded, fn, *t) for t in tasks)
             for chunk, result in gen:
                 finished.add(chunk)
                 yield chunk, result

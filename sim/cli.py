@@ -5,6 +5,7 @@ Bad input exits with status 2 and one paragraph on stderr, never a traceback.
 """
 from __future__ import annotations
 
+import errno
 import json
 import sys
 from pathlib import Path
@@ -51,8 +52,24 @@ def parse_sets(items) -> dict:
     return out
 
 
+# Whether the CLI is the process itself (`skirmish ...`) rather than called by another
+# program (CliRunner, a notebook); only then may an interrupted run end the process hard.
+STANDALONE = {"process": False}
+
+EXIT_FAULT, EXIT_INTERRUPTED = 1, 130
+# An operating-system error on a path is bad input; these are faults of the machine.
+_FAULT_ERRNOS = {errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.ENOMEM, errno.EROFS}
+
+
 class Group(click.Group):
-    """Turns ScenarioError into the one-paragraph message and exit status 2."""
+    """Turns ScenarioError into the one-paragraph message and exit status 2; an
+    operating-system error on a file into one paragraph (2, or 1 for a full or failing
+    disk); Ctrl-C outside a run into status 130."""
+
+    def main(self, args=None, *a, **kw):
+        if args is None:  # reading sys.argv: started as a program, not invoked by a caller
+            STANDALONE["process"] = True
+        return super().main(args, *a, **kw)
 
     def invoke(self, ctx):
         try:
@@ -60,6 +77,14 @@ class Group(click.Group):
         except ScenarioError as e:
             click.echo(f"error: {e}", err=True)
             ctx.exit(EXIT_BAD_INPUT)
+        except OSError as e:
+            where = f"{e.filename}: " if e.filename else ""
+            click.echo(f"error: {where}{e.strerror or e}; check the path (and free space), then run again.",
+                       err=True)
+            ctx.exit(EXIT_FAULT if e.errno in _FAULT_ERRNOS else EXIT_BAD_INPUT)
+        except KeyboardInterrupt:
+            click.echo("interrupted; no file was left half-written.", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
 
 
 @click.group(cls=Group)
@@ -94,15 +119,22 @@ def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, repor
     from sim.scenario import load_scenario
     files = scenario_files(scenarios)
     overrides = parse_sets(sets)
+    if summary_only and report_dir:
+        raise ScenarioError("--report needs the outcome tables, which --summary-only does not keep; "
+                            "drop one of the two.")
+    # Every file and output path is checked before the first skirmish: a bad last file or
+    # an unwritable --report must not cost the whole run.
+    loaded = [load_scenario(f, overrides) for f in files]
+    check_outputs(out, run_dir, report_dir, len(files))
+    if run_dir:
+        from sim.rundir import RunFolder
+        for f in files:
+            RunFolder(Path(run_dir) / f.stem if len(files) > 1 else run_dir).check_usable(resume)
     summaries, results = [], []
-    for f in files:
-        scen = load_scenario(f, overrides)
+    for f, scen in zip(files, loaded):
         total = int(skirmishes or scen.run["skirmishes"])
         # --out alone streams the tables chunk by chunk too, unless --report wants them in memory.
         chunked = summary_only or run_dir or resume or (out and not report_dir)
-        if summary_only and report_dir:
-            raise ScenarioError("--report needs the outcome tables, which --summary-only does not keep; "
-                                "drop one of the two.")
         with progress_bar(total, desc=f.stem, quiet=quiet) as update:
             from sim.cli_scale import crash_guard, run_chunked_cli
             if chunked:
@@ -132,6 +164,16 @@ def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, repor
     if as_json:
         payload = summaries[0] if len(summaries) == 1 else {"scenarios": summaries}
         click.echo(json.dumps(payload, default=str))
+
+
+def check_outputs(out, run_dir, report_dir, n_files: int) -> None:
+    from sim.io import check_output_folder
+    if out:
+        check_output_folder(Path(out) if n_files > 1 else Path(out).parent, "--out")
+    if run_dir:
+        check_output_folder(run_dir, "--run-dir")
+    if report_dir:
+        check_output_folder(report_dir, "--report")
 
 
 @main.command()

@@ -16,6 +16,7 @@ from sim.backends import ChunkCrash, RunFailed
 
 EXIT_CRASH = 1
 EXIT_INTERRUPTED = 130
+EXIT_GRACE_S = 10  # after Ctrl-C, time to remove partial files and exit before the process is ended
 
 
 @contextmanager
@@ -26,9 +27,35 @@ def crash_guard(resume_hint: str | None = None):
         click.echo(f"error: {e}", err=True)
         sys.exit(EXIT_CRASH)
     except KeyboardInterrupt:
+        settle_after_interrupt()
         click.echo("interrupted." + (f" Finished chunks are saved; finish the run with: {resume_hint}"
-                                     if resume_hint else ""), err=True)
+                                     if resume_hint else " Nothing was written."), err=True)
         sys.exit(EXIT_INTERRUPTED)
+
+
+def settle_after_interrupt() -> None:
+    """After Ctrl-C: stop the local workers, and make sure the process ends promptly.
+
+    Only in the `skirmish` process itself (not when the CLI runs inside another program,
+    such as a test): a second Ctrl-C, or an exit stuck joining a worker pool's threads,
+    then ends the process at once with status 130 instead of a traceback or a hang."""
+    from joblib.externals.loky import reusable_executor
+    executor = reusable_executor._executor  # the pool joblib's loky backend reuses
+    if executor is not None:
+        executor.shutdown(wait=False, kill_workers=True)
+    from sim import cli
+    if not cli.STANDALONE["process"]:
+        return
+    import os
+    import signal
+    import threading
+    import time
+    signal.signal(signal.SIGINT, lambda *_: os._exit(EXIT_INTERRUPTED))
+
+    def watchdog():
+        time.sleep(EXIT_GRACE_S)
+        os._exit(EXIT_INTERRUPTED)
+    threading.Thread(target=watchdog, daemon=True).start()
 
 
 def run_chunked_cli(path: Path, n_files: int, n, seed, jobs, max_rounds, overrides, backend, scheduler,
@@ -43,7 +70,8 @@ def run_chunked_cli(path: Path, n_files: int, n, seed, jobs, max_rounds, overrid
         hint = resume_command(scen, int(scen.run["seed"] if seed is None else seed),
                               int(scen.run["skirmishes"] if n is None else n),
                               int(scen.run["max_rounds"] if max_rounds is None else max_rounds),
-                              overrides, run_dir, summary_only)
+                              overrides, run_dir, summary_only, out=target, jobs=jobs, backend=backend,
+                              scheduler=scheduler)
     with crash_guard(hint):
         result = run_chunked(path, n=n, seed=seed, jobs=jobs, max_rounds=max_rounds, overrides=overrides,
                              run_dir=run_dir, resume=resume, summary_only=summary_only, backend=backend,
