@@ -86,7 +86,11 @@ def dask_client(scheduler: str | None, jobs: int, scratch: str | None = None):
     """A dask.distributed Client: on the scheduler given, else on a new local cluster.
 
     The local cluster listens on loopback only, has no dashboard, and keeps its spill
-    space in `scratch` (a temporary folder when not given).
+    space in `scratch` (a temporary folder when not given). It speaks mutual TLS with a
+    certificate made for this run and held in memory only: a cluster runs whatever
+    tasks it is sent, and loopback alone would let any local user's process connect.
+    A remote scheduler is secured by its operator (docs/scaling.md); `Client` picks up
+    the TLS settings of the dask configuration.
     """
     from distributed import Client, LocalCluster
     if scheduler:
@@ -101,10 +105,22 @@ def dask_client(scheduler: str | None, jobs: int, scratch: str | None = None):
     import dask
     with tempfile.TemporaryDirectory(prefix="skirmish-dask-", dir=scratch) as tmp, \
             dask.config.set({"temporary-directory": tmp}):  # else lock files land in the system temp
-        with LocalCluster(n_workers=jobs, threads_per_worker=1, processes=jobs > 1, protocol="tcp",
-                          host="127.0.0.1", scheduler_port=0, dashboard_address=None,
-                          local_directory=tmp) as cluster, Client(cluster) as client:
+        security = run_certificate()
+        with LocalCluster(n_workers=jobs, threads_per_worker=1, processes=jobs > 1, protocol="tls",
+                          host="127.0.0.1", scheduler_port=0, dashboard_address=None, security=security,
+                          local_directory=tmp) as cluster, Client(cluster, security=security) as client:
             yield client
+
+
+def run_certificate():
+    """A distributed Security with a fresh self-signed certificate, required of every peer."""
+    from distributed.security import Security
+    try:
+        return Security.temporary()
+    except ImportError:
+        raise ScenarioError("the local dask cluster secures its connections with a certificate made by the "
+                            "cryptography package: pip install cryptography (or "
+                            "pip install 'skirmish-sim[cluster]').") from None
 
 
 def play_all(fn: Callable, tasks: Iterable[tuple], jobs: int = 1, backend: str = "loky",

@@ -72,6 +72,9 @@ class Group(click.Group):
         return super().main(args, *a, **kw)
 
     def invoke(self, ctx):
+        if STANDALONE["process"]:
+            from sim.cli_scale import handle_interrupts
+            handle_interrupts()
         try:
             return super().invoke(ctx)
         except ScenarioError as e:
@@ -83,7 +86,9 @@ class Group(click.Group):
                        err=True)
             ctx.exit(EXIT_FAULT if e.errno in _FAULT_ERRNOS else EXIT_BAD_INPUT)
         except KeyboardInterrupt:
-            click.echo("interrupted; no file was left half-written.", err=True)
+            from sim.cli_scale import settle_after_interrupt
+            settle_after_interrupt()
+            click.echo("interrupted. No file was left half-written.", err=True)
             ctx.exit(EXIT_INTERRUPTED)
 
 

@@ -29,33 +29,44 @@ def crash_guard(resume_hint: str | None = None):
     except KeyboardInterrupt:
         settle_after_interrupt()
         click.echo("interrupted." + (f" Finished chunks are saved; finish the run with: {resume_hint}"
-                                     if resume_hint else " Nothing was written."), err=True)
+                                     if resume_hint else " No file was left half-written."), err=True)
         sys.exit(EXIT_INTERRUPTED)
 
 
 def settle_after_interrupt() -> None:
-    """After Ctrl-C: stop the local workers, and make sure the process ends promptly.
-
-    Only in the `skirmish` process itself (not when the CLI runs inside another program,
-    such as a test): a second Ctrl-C, or an exit stuck joining a worker pool's threads,
-    then ends the process at once with status 130 instead of a traceback or a hang."""
+    """After Ctrl-C: stop the local workers now rather than at interpreter exit."""
     from joblib.externals.loky import reusable_executor
     executor = reusable_executor._executor  # the pool joblib's loky backend reuses
     if executor is not None:
         executor.shutdown(wait=False, kill_workers=True)
-    from sim import cli
-    if not cli.STANDALONE["process"]:
-        return
+
+
+def handle_interrupts() -> None:
+    """Ctrl-C in the `skirmish` process itself (not when the CLI runs inside another
+    program, such as a test): the first raises KeyboardInterrupt, so partial files are
+    removed and the resume command printed; from then on the process ends within
+    EXIT_GRACE_S even if a worker pool's shutdown hangs, and a second Ctrl-C ends it at
+    once, with status 130 and no traceback (a later run removes what it left)."""
     import os
     import signal
     import threading
     import time
-    signal.signal(signal.SIGINT, lambda *_: os._exit(EXIT_INTERRUPTED))
+
+    def again(*_):
+        os.write(2, b"interrupted again; stopped.\n")
+        os._exit(EXIT_INTERRUPTED)
 
     def watchdog():
         time.sleep(EXIT_GRACE_S)
         os._exit(EXIT_INTERRUPTED)
-    threading.Thread(target=watchdog, daemon=True).start()
+
+    def first(*_):
+        signal.signal(signal.SIGINT, again)
+        threading.Thread(target=watchdog, daemon=True).start()
+        raise KeyboardInterrupt
+
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not if started with Ctrl-C ignored
+        signal.signal(signal.SIGINT, first)
 
 
 def run_chunked_cli(path: Path, n_files: int, n, seed, jobs, max_rounds, overrides, backend, scheduler,
