@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import tempfile
 import traceback
+import warnings
 from contextlib import contextmanager
 from typing import Callable, Iterable, Iterator
 
 from sim.errors import ScenarioError
 
 BACKENDS = ("loky", "dask")
+
+# joblib says so when a run stops early (Ctrl-C, a crash) with results in flight; the
+# run's own message says what happened, and a second paragraph would only confuse.
+warnings.filterwarnings("ignore", message=r".*tasks have been successfully executed\s+but not used",
+                        category=UserWarning)
 
 # How long to wait for a remote scheduler before saying it cannot be reached.
 CONNECT_TIMEOUT_S = 10
@@ -142,7 +148,7 @@ def play_all(fn: Callable, tasks: Iterable[tuple], jobs: int = 1, backend: str =
     finished: set[int] = set()
     try:
         if backend == "loky":
-            gen = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")(
+            gen = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered", max_nbytes=None)(
                 delayed(in_worker)(guarded, fn, *t) for t in tasks)
             for chunk, result in gen:
                 finished.add(chunk)

@@ -16,7 +16,7 @@ from sim.backends import ChunkCrash, RunFailed
 
 EXIT_CRASH = 1
 EXIT_INTERRUPTED = 130
-EXIT_GRACE_S = 10  # after Ctrl-C, time to remove partial files and exit before the process is ended
+EXIT_GRACE_S = 5  # after Ctrl-C, time to remove partial files and exit before the process is ended
 
 
 @contextmanager
@@ -41,27 +41,37 @@ def settle_after_interrupt() -> None:
         executor.shutdown(wait=False, kill_workers=True)
 
 
+def _end_now() -> None:
+    """Kill the local workers (they ignore Ctrl-C) and end the process without cleanup."""
+    import os
+    import signal
+    from joblib.externals.loky import reusable_executor
+    executor = reusable_executor._executor
+    for pid in list(getattr(executor, "_processes", None) or {}):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    os._exit(EXIT_INTERRUPTED)
+
+
 def handle_interrupts() -> None:
     """Ctrl-C in the `skirmish` process itself (not when the CLI runs inside another
-    program, such as a test): the first raises KeyboardInterrupt, so partial files are
-    removed and the resume command printed; from then on the process ends within
-    EXIT_GRACE_S even if a worker pool's shutdown hangs, and a second Ctrl-C ends it at
-    once, with status 130 and no traceback (a later run removes what it left)."""
-    import os
+    program, such as a test). The first raises KeyboardInterrupt, so partial files are
+    removed and the resume command printed; that takes well under a second, and further
+    Ctrl-Cs are ignored meanwhile (interrupting the cleanup is what gave a traceback).
+    Should the cleanup or a worker pool's shutdown hang, the process ends anyway after
+    EXIT_GRACE_S with status 130."""
     import signal
     import threading
     import time
 
-    def again(*_):
-        os.write(2, b"interrupted again; stopped.\n")
-        os._exit(EXIT_INTERRUPTED)
-
     def watchdog():
         time.sleep(EXIT_GRACE_S)
-        os._exit(EXIT_INTERRUPTED)
+        _end_now()
 
     def first(*_):
-        signal.signal(signal.SIGINT, again)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         threading.Thread(target=watchdog, daemon=True).start()
         raise KeyboardInterrupt
 
