@@ -80,6 +80,10 @@ class Group(click.Group):
         except ScenarioError as e:
             click.echo(f"error: {e}", err=True)
             ctx.exit(EXIT_BAD_INPUT)
+        except click.UsageError as e:  # a subcommand's options: one paragraph too, not click's usage block
+            where = f"skirmish {e.ctx.info_name} --help" if e.ctx is not None and e.ctx is not ctx else "skirmish --help"
+            click.echo(f"error: {e.format_message()} See `{where}`.", err=True)
+            ctx.exit(EXIT_BAD_INPUT)
         except OSError as e:
             where = f"{e.filename}: " if e.filename else ""
             click.echo(f"error: {where}{e.strerror or e}; check the path (and free space), then run again.",
@@ -169,6 +173,22 @@ def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, repor
     if as_json:
         payload = summaries[0] if len(summaries) == 1 else {"scenarios": summaries}
         click.echo(json.dumps(payload, default=str))
+
+
+def writable_file_option(ctx, param, value):
+    """Option callback: refuse a file path in a folder that cannot be written, while the
+    options are read (before any work)."""
+    if value:
+        from sim.io import check_output_folder
+        check_output_folder(Path(value).parent, param.opts[0])
+    return value
+
+
+def writable_folder_option(ctx, param, value):
+    if value:
+        from sim.io import check_output_folder
+        check_output_folder(value, param.opts[0])
+    return value
 
 
 def check_outputs(out, run_dir, report_dir, n_files: int) -> None:

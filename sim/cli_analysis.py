@@ -12,11 +12,9 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from sim.cli import JOBS, ROUNDS, SEED, SKIRMISHES, main, parse_sets, scenario_files
+from sim.cli import (JOBS, ROUNDS, SEED, SKIRMISHES, main, parse_sets, scenario_files, writable_file_option,
+                     writable_folder_option)
 from sim.errors import ScenarioError
-
-# A win-rate half-width: above 0 (else the run never stops) and at most 0.5 (any rate is within that).
-PRECISION = click.FloatRange(0, 0.5, min_open=True)
 
 
 def common_options(f):
@@ -29,10 +27,10 @@ def common_options(f):
         click.option("--max-rounds", type=ROUNDS, help="Rounds before a fight counts as unfinished."),
         click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
                      help="Override a scenario value before the analysis, e.g. rules.resolution=sequential."),
-        click.option("--out", type=click.Path(dir_okay=False),
+        click.option("--out", type=click.Path(dir_okay=False), callback=writable_file_option,
                      help="Write the table: X.parquet (default) or X.csv, atomically."),
         click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object instead of text."),
-        click.option("--report", "report_dir", type=click.Path(file_okay=False),
+        click.option("--report", "report_dir", type=click.Path(file_okay=False), callback=writable_folder_option,
                      help="Also write an HTML report with figures into this folder."),
     ]
     for o in reversed(opts):
@@ -102,7 +100,7 @@ def parse_vary(items) -> dict:
 @click.option("--vary", multiple=True, metavar="PATH=VALUES",
               help="A path and the values to try: 0..6, 0..20:5, d6,d8,d10 or [..]; repeat for a grid. "
                    "Default: the scenario's sweep: block.")
-@click.option("--precision", type=PRECISION, help="Play chunks until every variant's win-rate half-width is at most this.")
+@click.option("--precision", type=float, help="Play chunks until every variant's win-rate half-width is at most this.")
 @click.option("--max", "max_n", type=SKIRMISHES, default=1_000_000, show_default=True,
               help="With --precision: stop at this many skirmishes per variant.")
 @common_options
@@ -232,7 +230,7 @@ def _add_adaptive_run() -> None:
     if any(p.name == "precision" for p in cmd.params):
         return
     original = cmd.callback
-    cmd.params.append(click.Option(["--precision"], type=PRECISION,
+    cmd.params.append(click.Option(["--precision"], type=float,
                                    help="Play chunks until every side's win-rate half-width is at most this "
                                         "(e.g. 0.005), then report how many skirmishes it took; replaces -n."))
     cmd.params.append(click.Option(["--max", "max_n"], type=SKIRMISHES, default=1_000_000,

@@ -29,7 +29,10 @@ from sim.io import remove_stale_temporaries
 ROOT = Path(__file__).resolve().parents[1]
 YETI = "scenarios/gods_and_monsters/yeti.yaml"
 CHUNK = 300
-LAUNCH = f"import sim.runner as r; r.CHUNK_SIZE = {CHUNK}; from sim.cli import main; main()"
+# A terminal's process has Ctrl-C at its default; a test runner started in the background
+# may have it ignored, which children inherit, so the launcher restores it.
+LAUNCH = ("import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+          f"import sim.runner as r; r.CHUNK_SIZE = {CHUNK}; from sim.cli import main; main()")
 EXIT_WITHIN_S = 15  # far above the usual fraction of a second; a hang fails the test instead of pytest
 
 

@@ -397,7 +397,8 @@ def test_numbers_past_the_limits_are_refused_at_once(args):
     r = CliRunner().invoke(main, args)
     assert time.perf_counter() - start < 5
     assert r.exit_code == 2, (args, r.output, r.exception)
-    assert "Traceback" not in r.output and r.exception is None or isinstance(r.exception, SystemExit)
+    assert r.exception is None or isinstance(r.exception, SystemExit)
+    assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1 and r.stdout == "", r.output
 
 
 @pytest.fixture
@@ -419,6 +420,17 @@ def test_an_output_below_a_plain_file_is_refused_before_playing(tmp_path, played
     assert r.exit_code == 2, r.output
     assert r.stderr.startswith(f"error: {option} ") and "is a file" in r.stderr and r.stderr.count("\n") == 1
     assert played == []
+
+
+@pytest.mark.parametrize("option", ["--out", "--report"])
+def test_an_analysis_output_below_a_plain_file_is_refused_before_playing(tmp_path, monkeypatch, option):
+    import importlib
+    sweep_module = importlib.import_module("sim.analysis.sweep")  # sim.analysis.sweep is also the function
+    monkeypatch.setattr(sweep_module, "play_variants", lambda *a, **k: pytest.fail("played"))
+    (tmp_path / "plain").write_text("a file")
+    r = CliRunner().invoke(main, ["sweep", YETI_FILE, "--vary", "sides.yeti.combatants[Yeti].defense=1..2",
+                                  "-n", "50", option, str(tmp_path / "plain" / "x")])
+    assert r.exit_code == 2 and r.stderr.startswith(f"error: {option} ") and r.stderr.count("\n") == 1
 
 
 def test_several_files_are_all_checked_before_the_first_is_played(tmp_path, played):
