@@ -19,8 +19,8 @@ BACKENDS = ("loky", "dask")
 
 # joblib says so when a run stops early (Ctrl-C, a crash) with results in flight; the
 # run's own message says what happened, and a second paragraph would only confuse.
-warnings.filterwarnings("ignore", message=r".*tasks have been successfully executed\s+but not used",
-                        category=UserWarning)
+warnings.filterwarnings("ignore", message=r"\d+ tasks (have been successfully executed|which were still being "
+                                          r"processed by the workers)", category=UserWarning)
 
 # How long to wait for a remote scheduler before saying it cannot be reached.
 CONNECT_TIMEOUT_S = 10

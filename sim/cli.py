@@ -144,8 +144,9 @@ def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, repor
         total = int(skirmishes or scen.run["skirmishes"])
         # --out alone streams the tables chunk by chunk too, unless --report wants them in memory.
         chunked = summary_only or run_dir or resume or (out and not report_dir)
-        with progress_bar(total, desc=f.stem, quiet=quiet) as update:
-            from sim.cli_scale import crash_guard, run_chunked_cli
+        with progress_bar(total, desc=f.stem, quiet=quiet) as bar:
+            from sim.cli_scale import crash_guard, interruptible, run_chunked_cli
+            update = interruptible(bar)
             if chunked:
                 result = run_chunked_cli(f, len(files), skirmishes, seed, jobs, max_rounds, overrides, backend,
                                          scheduler, summary_only, run_dir, resume, out, update)

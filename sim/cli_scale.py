@@ -55,6 +55,21 @@ def _end_now() -> None:
     os._exit(EXIT_INTERRUPTED)
 
 
+INTERRUPTED = {"pending": False}
+
+
+def interruptible(progress):
+    """`progress` that raises KeyboardInterrupt at the next finished chunk after a Ctrl-C:
+    library code that catches every exception could otherwise swallow the one Ctrl-C
+    raised, and the run would go on as if nothing had been pressed."""
+    def update(k):
+        if INTERRUPTED["pending"]:
+            raise KeyboardInterrupt
+        if progress is not None:  # None: no bar (quiet, or stderr is not a terminal)
+            progress(k)
+    return update
+
+
 def handle_interrupts() -> None:
     """Ctrl-C in the `skirmish` process itself (not when the CLI runs inside another
     program, such as a test). The first raises KeyboardInterrupt, so partial files are
@@ -71,6 +86,7 @@ def handle_interrupts() -> None:
         _end_now()
 
     def first(*_):
+        INTERRUPTED["pending"] = True
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         threading.Thread(target=watchdog, daemon=True).start()
         raise KeyboardInterrupt
