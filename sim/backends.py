@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import tempfile
 import traceback
+import warnings
 from contextlib import contextmanager
 from typing import Callable, Iterable, Iterator
 
 from sim.errors import ScenarioError
 
 BACKENDS = ("loky", "dask")
+
+# joblib says so when a run stops early (Ctrl-C, a crash) with results in flight; the
+# run's own message says what happened, and a second paragraph would only confuse.
+warnings.filterwarnings("ignore", message=r"\d+ tasks (have been successfully executed|which were still being "
+                                          r"processed by the workers)", category=UserWarning)
 
 # How long to wait for a remote scheduler before saying it cannot be reached.
 CONNECT_TIMEOUT_S = 10
@@ -50,6 +56,19 @@ def guarded(fn: Callable, chunk: int, seed: int, size: int, *args):
                          "".join(traceback.format_exception(e))) from None
 
 
+def in_worker(fn: Callable, *args):
+    """`fn(*args)` in a local worker process, which leaves Ctrl-C to the parent.
+
+    A terminal sends SIGINT to the whole process group; a worker interrupted while it
+    sends a result back can leave the result queue locked, and the parent then hangs
+    shutting the pool down. The parent alone stops the run (and kills the workers)."""
+    import multiprocessing
+    import signal
+    if multiprocessing.parent_process() is not None:  # never the CLI's own process
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return fn(*args)
+
+
 def check_backend(backend: str, scheduler: str | None) -> str:
     if scheduler:
         backend = "dask"
@@ -73,7 +92,11 @@ def dask_client(scheduler: str | None, jobs: int, scratch: str | None = None):
     """A dask.distributed Client: on the scheduler given, else on a new local cluster.
 
     The local cluster listens on loopback only, has no dashboard, and keeps its spill
-    space in `scratch` (a temporary folder when not given).
+    space in `scratch` (a temporary folder when not given). It speaks mutual TLS with a
+    certificate made for this run and held in memory only: a cluster runs whatever
+    tasks it is sent, and loopback alone would let any local user's process connect.
+    A remote scheduler is secured by its operator (docs/scaling.md); `Client` picks up
+    the TLS settings of the dask configuration.
     """
     from distributed import Client, LocalCluster
     if scheduler:
@@ -88,10 +111,22 @@ def dask_client(scheduler: str | None, jobs: int, scratch: str | None = None):
     import dask
     with tempfile.TemporaryDirectory(prefix="skirmish-dask-", dir=scratch) as tmp, \
             dask.config.set({"temporary-directory": tmp}):  # else lock files land in the system temp
-        with LocalCluster(n_workers=jobs, threads_per_worker=1, processes=jobs > 1, protocol="tcp",
-                          host="127.0.0.1", scheduler_port=0, dashboard_address=None,
-                          local_directory=tmp) as cluster, Client(cluster) as client:
+        security = run_certificate()
+        with LocalCluster(n_workers=jobs, threads_per_worker=1, processes=jobs > 1, protocol="tls",
+                          host="127.0.0.1", scheduler_port=0, dashboard_address=None, security=security,
+                          local_directory=tmp) as cluster, Client(cluster, security=security) as client:
             yield client
+
+
+def run_certificate():
+    """A distributed Security with a fresh self-signed certificate, required of every peer."""
+    from distributed.security import Security
+    try:
+        return Security.temporary()
+    except ImportError:
+        raise ScenarioError("the local dask cluster secures its connections with a certificate made by the "
+                            "cryptography package: pip install cryptography (or "
+                            "pip install 'skirmish-sim[cluster]').") from None
 
 
 def play_all(fn: Callable, tasks: Iterable[tuple], jobs: int = 1, backend: str = "loky",
@@ -113,8 +148,8 @@ def play_all(fn: Callable, tasks: Iterable[tuple], jobs: int = 1, backend: str =
     finished: set[int] = set()
     try:
         if backend == "loky":
-            gen = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")(
-                delayed(guarded)(fn, *t) for t in tasks)
+            gen = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered", max_nbytes=None)(
+                delayed(in_worker)(guarded, fn, *t) for t in tasks)
             for chunk, result in gen:
                 finished.add(chunk)
                 yield chunk, result

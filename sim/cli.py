@@ -5,6 +5,7 @@ Bad input exits with status 2 and one paragraph on stderr, never a traceback.
 """
 from __future__ import annotations
 
+import errno
 import json
 import sys
 from pathlib import Path
@@ -19,6 +20,16 @@ EXIT_NOT_REACHED = 3  # ran fine, but a --precision was not reached or a tune ta
 EXIT_STATUSES = ("Exit status: 0 done; 1 a fault in the simulator; 2 bad input (the message says what to "
                  "change); 3 finished, but `--precision` was not reached within `--max`, or `tune` found "
                  "the target unreachable in its range.")
+
+# The bounds of the scenario's `run:` block (sim/scenario.py RUN_FIELDS), so a number
+# typed on the command line cannot ask for more than a file may: past them a run would
+# build its chunk list for hours or overflow a NumPy integer.
+MAX_SKIRMISHES, MAX_ROUNDS, MAX_SEED = 10**9, 10**6, 2**63 - 1
+MAX_JOBS = 256  # worker processes; more only exhausts the machine's process table
+SKIRMISHES = click.IntRange(1, MAX_SKIRMISHES)
+ROUNDS = click.IntRange(1, MAX_ROUNDS)
+SEED = click.IntRange(0, MAX_SEED)
+JOBS = click.IntRange(1, MAX_JOBS)
 
 
 def scenario_files(paths) -> list[Path]:
@@ -46,15 +57,48 @@ def parse_sets(items) -> dict:
     return out
 
 
+# Whether the CLI is the process itself (`skirmish ...`) rather than called by another
+# program (CliRunner, a notebook); only then may an interrupted run end the process hard.
+STANDALONE = {"process": False}
+
+EXIT_FAULT, EXIT_INTERRUPTED = 1, 130
+# An operating-system error on a path is bad input; these are faults of the machine.
+_FAULT_ERRNOS = {errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.ENOMEM, errno.EROFS}
+
+
 class Group(click.Group):
-    """Turns ScenarioError into the one-paragraph message and exit status 2."""
+    """Turns ScenarioError into the one-paragraph message and exit status 2; an
+    operating-system error on a file into one paragraph (2, or 1 for a full or failing
+    disk); Ctrl-C outside a run into status 130."""
+
+    def main(self, args=None, *a, **kw):
+        if args is None:  # reading sys.argv: started as a program, not invoked by a caller
+            STANDALONE["process"] = True
+        return super().main(args, *a, **kw)
 
     def invoke(self, ctx):
+        if STANDALONE["process"]:
+            from sim.cli_scale import handle_interrupts
+            handle_interrupts()
         try:
             return super().invoke(ctx)
         except ScenarioError as e:
             click.echo(f"error: {e}", err=True)
             ctx.exit(EXIT_BAD_INPUT)
+        except click.UsageError as e:  # a subcommand's options: one paragraph too, not click's usage block
+            where = f"skirmish {e.ctx.info_name} --help" if e.ctx is not None and e.ctx is not ctx else "skirmish --help"
+            click.echo(f"error: {e.format_message()} See `{where}`.", err=True)
+            ctx.exit(EXIT_BAD_INPUT)
+        except OSError as e:
+            where = f"{e.filename}: " if e.filename else ""
+            click.echo(f"error: {where}{e.strerror or e}; check the path (and free space), then run again.",
+                       err=True)
+            ctx.exit(EXIT_FAULT if e.errno in _FAULT_ERRNOS else EXIT_BAD_INPUT)
+        except KeyboardInterrupt:
+            from sim.cli_scale import settle_after_interrupt
+            settle_after_interrupt()
+            click.echo("interrupted. No file was left half-written.", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
 
 
 @click.group(cls=Group)
@@ -74,10 +118,10 @@ def main():
 
 @main.command(epilog=EXIT_STATUSES)
 @click.argument("scenarios", nargs=-1, required=True)
-@click.option("-n", "--skirmishes", type=click.IntRange(min=1), help="How many skirmishes (default: the scenario's run.skirmishes).")
-@click.option("--seed", type=click.IntRange(min=0), help="Random seed (default: the scenario's run.seed).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
-@click.option("--max-rounds", type=click.IntRange(min=1), help="Rounds before a fight counts as unfinished.")
+@click.option("-n", "--skirmishes", type=SKIRMISHES, help="How many skirmishes (default: the scenario's run.skirmishes).")
+@click.option("--seed", type=SEED, help="Random seed (default: the scenario's run.seed).")
+@click.option("--jobs", "-j", type=JOBS, default=1, show_default=True, help="Worker processes.")
+@click.option("--max-rounds", type=ROUNDS, help="Rounds before a fight counts as unfinished.")
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", help="Override a scenario value, e.g. rules.resolution=sequential.")
 @click.option("--out", type=click.Path(dir_okay=True), help="Write the outcome tables: X.parquet is the skirmish table (pd.read_parquet reads it), "
                    "X.combatants.parquet beside it; or X.csv (+ X.meta.json); a folder for several scenarios. "
@@ -100,17 +144,25 @@ def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, repor
     from sim.scenario import load_scenario
     files = scenario_files(scenarios)
     overrides = parse_sets(sets)
+    if summary_only and report_dir:
+        raise ScenarioError("--report needs the outcome tables, which --summary-only does not keep; "
+                            "drop one of the two.")
+    # Every file and output path is checked before the first skirmish: a bad last file or
+    # an unwritable --report must not cost the whole run.
+    loaded = [load_scenario(f, overrides) for f in files]
+    check_outputs(out, run_dir, report_dir, len(files))
+    if run_dir:
+        from sim.rundir import RunFolder
+        for f in files:
+            RunFolder(Path(run_dir) / f.stem if len(files) > 1 else run_dir).check_usable(resume)
     summaries, results = [], []
-    for f in files:
-        scen = load_scenario(f, overrides)
+    for f, scen in zip(files, loaded):
         total = int(skirmishes or scen.run["skirmishes"])
         # --out alone streams the tables chunk by chunk too, unless --report wants them in memory.
         chunked = summary_only or run_dir or resume or (out and not report_dir)
-        if summary_only and report_dir:
-            raise ScenarioError("--report needs the outcome tables, which --summary-only does not keep; "
-                                "drop one of the two.")
-        with progress_bar(total, desc=f.stem, quiet=quiet) as update:
-            from sim.cli_scale import crash_guard, run_chunked_cli
+        with progress_bar(total, desc=f.stem, quiet=quiet) as bar:
+            from sim.cli_scale import crash_guard, interruptible, run_chunked_cli
+            update = interruptible(bar)
             if chunked:
                 result = run_chunked_cli(f, len(files), skirmishes, seed, jobs, max_rounds, overrides, backend,
                                          scheduler, summary_only, run_dir, resume, out, update)
@@ -138,6 +190,32 @@ def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, repor
     if as_json:
         payload = summaries[0] if len(summaries) == 1 else {"scenarios": summaries}
         click.echo(json.dumps(payload, default=str))
+
+
+def writable_file_option(ctx, param, value):
+    """Option callback: refuse a file path in a folder that cannot be written, while the
+    options are read (before any work)."""
+    if value:
+        from sim.io import check_output_folder
+        check_output_folder(Path(value).parent, param.opts[0])
+    return value
+
+
+def writable_folder_option(ctx, param, value):
+    if value:
+        from sim.io import check_output_folder
+        check_output_folder(value, param.opts[0])
+    return value
+
+
+def check_outputs(out, run_dir, report_dir, n_files: int) -> None:
+    from sim.io import check_output_folder
+    if out:
+        check_output_folder(Path(out) if n_files > 1 else Path(out).parent, "--out")
+    if run_dir:
+        check_output_folder(run_dir, "--run-dir")
+    if report_dir:
+        check_output_folder(report_dir, "--report")
 
 
 @main.command()
@@ -174,10 +252,10 @@ def new(ruleset, file, force):
 
 @main.command()
 @click.argument("scenario")
-@click.option("--seed", type=click.IntRange(min=0), help="Seed of the run to replay (default: the scenario's).")
-@click.option("--skirmish", "-k", type=click.IntRange(min=0), default=0, show_default=True, help="Which skirmish of that run.")
-@click.option("-n", "--skirmishes", type=click.IntRange(min=1), help="Size of the run it belongs to (default: the scenario's).")
-@click.option("--max-rounds", type=click.IntRange(min=1))
+@click.option("--seed", type=SEED, help="Seed of the run to replay (default: the scenario's).")
+@click.option("--skirmish", "-k", type=click.IntRange(0, MAX_SKIRMISHES - 1), default=0, show_default=True, help="Which skirmish of that run.")
+@click.option("-n", "--skirmishes", type=SKIRMISHES, help="Size of the run it belongs to (default: the scenario's).")
+@click.option("--max-rounds", type=ROUNDS)
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE")
 def trace(scenario, seed, skirmish, skirmishes, max_rounds, sets):
     """Print one skirmish blow by blow, exactly as the batch run played it."""

@@ -13,24 +13,25 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from sim.cli import EXIT_NOT_REACHED, EXIT_STATUSES, main, parse_sets, scenario_files
+from sim.cli import (EXIT_NOT_REACHED, EXIT_STATUSES, JOBS, ROUNDS, SEED, SKIRMISHES, main, parse_sets,
+                     scenario_files, writable_file_option, writable_folder_option)
 from sim.errors import ScenarioError
 
 
 def common_options(f):
     opts = [
-        click.option("-n", "--skirmishes", type=click.IntRange(min=1),
+        click.option("-n", "--skirmishes", type=SKIRMISHES,
                      help="Skirmishes per variant (default: the command's own, or the scenario's run.skirmishes)."),
-        click.option("--seed", type=click.IntRange(min=0), help="Random seed, shared by every variant."),
-        click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+        click.option("--seed", type=SEED, help="Random seed, shared by every variant."),
+        click.option("--jobs", "-j", type=JOBS, default=1, show_default=True,
                      help="Worker processes."),
-        click.option("--max-rounds", type=click.IntRange(min=1), help="Rounds before a fight counts as unfinished."),
+        click.option("--max-rounds", type=ROUNDS, help="Rounds before a fight counts as unfinished."),
         click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
                      help="Override a scenario value before the analysis, e.g. rules.resolution=sequential."),
-        click.option("--out", type=click.Path(dir_okay=False),
+        click.option("--out", type=click.Path(dir_okay=False), callback=writable_file_option,
                      help="Write the table: X.parquet (default) or X.csv, atomically."),
         click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object instead of text."),
-        click.option("--report", "report_dir", type=click.Path(file_okay=False),
+        click.option("--report", "report_dir", type=click.Path(file_okay=False), callback=writable_folder_option,
                      help="Also write an HTML report with figures into this folder."),
         click.option("--quiet", "-q", is_flag=True,
                      help="No progress bar (there is none anyway when stderr is not a terminal)."),
@@ -120,7 +121,7 @@ def parse_vary(items) -> dict:
                    "Default: the scenario's sweep: block.")
 @click.option("--precision", type=float, help="Play chunks until every variant's win-rate half-width is at most "
                                               f"this (exit status {EXIT_NOT_REACHED} if --max comes first).")
-@click.option("--max", "max_n", type=click.IntRange(min=1), default=1_000_000, show_default=True,
+@click.option("--max", "max_n", type=SKIRMISHES, default=1_000_000, show_default=True,
               help="With --precision: stop at this many skirmishes per variant.")
 @common_options
 def sweep(scenario, vary, precision, max_n, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir,
@@ -173,7 +174,7 @@ def _exit_unless(ok: bool) -> None:
 @click.option("--param", required=True, metavar="PATH", help="The whole-number value to solve for.")
 @click.option("--target", required=True, metavar="SIDE.win_rate=RATE", help="e.g. party.win_rate=0.6")
 @click.option("--range", "rng", metavar="LO..HI", help="Values to search (default: current value +- max(10, |value|)).")
-@click.option("--max", "max_n", type=click.IntRange(min=1),
+@click.option("--max", "max_n", type=SKIRMISHES,
               help="Most skirmishes for one value while its interval still contains the target (default 8 x -n).")
 @common_options
 def tune(scenario, param, target, rng, max_n, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir,
@@ -340,7 +341,7 @@ def _add_adaptive_run() -> None:
                                    help="Play chunks until every side's win-rate half-width is at most this "
                                         "(e.g. 0.005), then report how many skirmishes it took; replaces -n. "
                                         f"Exit status {EXIT_NOT_REACHED} if --max came first."))
-    cmd.params.append(click.Option(["--max", "max_n"], type=click.IntRange(min=1), default=1_000_000,
+    cmd.params.append(click.Option(["--max", "max_n"], type=SKIRMISHES, default=1_000_000,
                                    show_default=True, help="With --precision: stop at this many skirmishes."))
 
     def callback(precision=None, max_n=None, **kw):

@@ -32,18 +32,31 @@ def _analysis_frame(path: Path):
     return (frame, meta) if frame_kind(frame) else None
 
 
+def _read_results(item: Path):
+    """Outcome tables (a list) or one analysis table (frame, meta) at `item`."""
+    from sim.report import load_tables
+    try:
+        return load_tables(item)
+    except ScenarioError:
+        found = _analysis_frame(item)
+        if found is None:
+            raise
+        return found
+
+
 def write_cli_report(results, out_dir, title=None, stacked: bool = False) -> Path:
     """What `skirmish report` does, as a function (paths in, index.html path out)."""
-    from sim.report import load_tables, report_frame, report_results
+    from sim.report import report_frame, report_results
     tables, frames = [], []
     for item in map(Path, results):
         try:
-            tables.extend(load_tables(item))
-        except ScenarioError:
-            found = _analysis_frame(item)
-            if found is None:
-                raise
-            frames.append(found)
+            got = _read_results(item)
+        except (ValueError, KeyError, TypeError, OSError) as e:  # pyarrow's ArrowInvalid is a ValueError
+            first = str(e).splitlines()[0] if str(e) else type(e).__name__
+            raise ScenarioError(f"cannot be read ({first}); it is damaged or was not written by skirmish. "
+                                "Write it again (skirmish run ... --out, or the analysis command's --out) "
+                                "or leave it out.", file=str(item)) from None
+        (tables.extend if isinstance(got, list) else frames.append)(got)
     if frames and (tables or len(frames) > 1):
         raise ScenarioError("an analysis table (sweep, tune, sensitivity or tournament) gets a report of its own; "
                             "give it alone, e.g. `skirmish report sweep.parquet -o reports/sweep/`.")
@@ -67,5 +80,7 @@ def report(results, out_dir, title, stacked):
     outcome tables from `skirmish run --out X.parquet` (X.parquet, X.skirmishes.parquet
     or a folder of them), or one saved sweep, tune, sensitivity or tournament table.
     Two runs give a comparison page: A (the first) against B, every figure with B - A."""
+    from sim.io import check_output_folder
+    check_output_folder(out_dir, "-o")
     index = write_cli_report(results, out_dir, title, stacked)
     click.echo(f"wrote {index}", err=True)

@@ -16,6 +16,7 @@ from sim.backends import ChunkCrash, RunFailed
 
 EXIT_CRASH = 1
 EXIT_INTERRUPTED = 130
+EXIT_GRACE_S = 5  # after Ctrl-C, time to remove partial files and exit before the process is ended
 
 
 @contextmanager
@@ -26,9 +27,72 @@ def crash_guard(resume_hint: str | None = None):
         click.echo(f"error: {e}", err=True)
         sys.exit(EXIT_CRASH)
     except KeyboardInterrupt:
+        settle_after_interrupt()
         click.echo("interrupted." + (f" Finished chunks are saved; finish the run with: {resume_hint}"
-                                     if resume_hint else ""), err=True)
+                                     if resume_hint else " No file was left half-written."), err=True)
         sys.exit(EXIT_INTERRUPTED)
+
+
+def settle_after_interrupt() -> None:
+    """After Ctrl-C: stop the local workers now rather than at interpreter exit."""
+    from joblib.externals.loky import reusable_executor
+    executor = reusable_executor._executor  # the pool joblib's loky backend reuses
+    if executor is not None:
+        executor.shutdown(wait=False, kill_workers=True)
+
+
+def _end_now() -> None:
+    """Kill the local workers (they ignore Ctrl-C) and end the process without cleanup."""
+    import os
+    import signal
+    from joblib.externals.loky import reusable_executor
+    executor = reusable_executor._executor
+    for pid in list(getattr(executor, "_processes", None) or {}):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    os._exit(EXIT_INTERRUPTED)
+
+
+INTERRUPTED = {"pending": False}
+
+
+def interruptible(progress):
+    """`progress` that raises KeyboardInterrupt at the next finished chunk after a Ctrl-C:
+    library code that catches every exception could otherwise swallow the one Ctrl-C
+    raised, and the run would go on as if nothing had been pressed."""
+    def update(k):
+        if INTERRUPTED["pending"]:
+            raise KeyboardInterrupt
+        if progress is not None:  # None: no bar (quiet, or stderr is not a terminal)
+            progress(k)
+    return update
+
+
+def handle_interrupts() -> None:
+    """Ctrl-C in the `skirmish` process itself (not when the CLI runs inside another
+    program, such as a test). The first raises KeyboardInterrupt, so partial files are
+    removed and the resume command printed; that takes well under a second, and further
+    Ctrl-Cs are ignored meanwhile (interrupting the cleanup is what gave a traceback).
+    Should the cleanup or a worker pool's shutdown hang, the process ends anyway after
+    EXIT_GRACE_S with status 130."""
+    import signal
+    import threading
+    import time
+
+    def watchdog():
+        time.sleep(EXIT_GRACE_S)
+        _end_now()
+
+    def first(*_):
+        INTERRUPTED["pending"] = True
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        threading.Thread(target=watchdog, daemon=True).start()
+        raise KeyboardInterrupt
+
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not if started with Ctrl-C ignored
+        signal.signal(signal.SIGINT, first)
 
 
 def run_chunked_cli(path: Path, n_files: int, n, seed, jobs, max_rounds, overrides, backend, scheduler,
@@ -43,7 +107,8 @@ def run_chunked_cli(path: Path, n_files: int, n, seed, jobs, max_rounds, overrid
         hint = resume_command(scen, int(scen.run["seed"] if seed is None else seed),
                               int(scen.run["skirmishes"] if n is None else n),
                               int(scen.run["max_rounds"] if max_rounds is None else max_rounds),
-                              overrides, run_dir, summary_only)
+                              overrides, run_dir, summary_only, out=target, jobs=jobs, backend=backend,
+                              scheduler=scheduler)
     with crash_guard(hint):
         result = run_chunked(path, n=n, seed=seed, jobs=jobs, max_rounds=max_rounds, overrides=overrides,
                              run_dir=run_dir, resume=resume, summary_only=summary_only, backend=backend,

@@ -15,10 +15,11 @@ from sim.schema import Field
 
 FORMATIONS = ("line", "column", "wedge", "scattered")
 SCATTER_DEPTH = 5  # cells deep: the zone a scattered side spreads over
+MAX_GRID = 2000  # cells along either side of the battlefield
 
 BATTLEFIELD_FIELDS = {
-    "width": Field("int", None, "grid width in cells (default: just large enough for the sides)", min=1, max=2000),
-    "height": Field("int", None, "grid height in cells (default: just large enough)", min=1, max=2000),
+    "width": Field("int", None, "grid width in cells (default: just large enough for the sides)", min=1, max=MAX_GRID),
+    "height": Field("int", None, "grid height in cells (default: just large enough)", min=1, max=MAX_GRID),
     "cell_size": Field("float", None, "the side of one cell in the ruleset's unit (Gods & Monsters and The Lens: "
                        "5 ft; Lifeforce: 1 m)", min=0.01, max=10000),
     "metric": Field("choice", "chebyshev", "how distance is counted: chebyshev (a diagonal step is one cell), "
@@ -37,6 +38,31 @@ def _offsets_line(k: int, height: int) -> list[tuple[int, int]]:
         lateral = (j + 1) // 2 * (1 if j % 2 else -1)
         out.append((rank, lateral))
     return out
+
+
+def _rank_width(height: int) -> int:
+    """Members per rank of a line. Ranks fill from the centre row `height // 2` outward,
+    alternating below and above, so on an even height the last cell above the centre
+    is off the grid: a full rank there holds one less."""
+    return height if height % 2 else height - 1
+
+
+def _wedge_fits(k: int, height: int) -> bool:
+    # A wedge of k reaches k // 2 cells above the centre row and (k - 1) // 2 below.
+    return height // 2 + k // 2 <= height - 1 and height // 2 >= (k - 1) // 2
+
+
+def _default_height(formations: list, members: list) -> int:
+    """Just large enough: a line of up to 40 abreast (deeper ranks beyond), a whole wedge,
+    and room for every scattered member in its zone."""
+    biggest = max(len(m) for m in members)
+    height = max(7, min(biggest, 40) + 4)
+    for formation, m in zip(formations, members):
+        while formation == "wedge" and not _wedge_fits(len(m), height):
+            height += 1
+        if formation == "scattered":
+            height = max(height, -(-len(m) // SCATTER_DEPTH))
+    return height
 
 
 def _offsets(formation: str, k: int, height: int) -> list[tuple[int, int]]:
@@ -60,9 +86,8 @@ class Layout:
         n_sides = len(scenario.side_names)
         members = [[i for i, c in enumerate(scenario.combatants) if c.side == s] for s in range(n_sides)]
         formations = scenario.formations
-        biggest = max(len(m) for m in members)
-        height = spec["height"] or max(7, min(biggest, 40) + 4)
-        lateral_room = height
+        height = spec["height"] or _default_height(formations, members)
+        lateral_room = _rank_width(height)
         offsets = {s: _offsets(formations[s], len(members[s]), lateral_room) for s in range(n_sides)}
         depth = max(max((o[0] for o in offsets[s]), default=0) + 1 for s in range(n_sides))
         depth = max(depth, SCATTER_DEPTH if "scattered" in formations else 1)
@@ -105,6 +130,12 @@ class Layout:
                     f"{comb.name} would start at cell ({x}, {y}), outside the {g.width} x {g.height} grid "
                     f"({what}); enlarge battlefield.width/height, shorten start_distance, or move it.",
                     path="battlefield")
+        for s in self.scatter_sides:
+            who, zone = self._scatter(s)
+            if len(who) > len(zone):
+                raise ScenarioError(f"side {scenario.side_names[s]!r} scatters {len(who)} combatants over "
+                                    f"{len(zone)} free cells ({SCATTER_DEPTH} deep); enlarge battlefield.height "
+                                    "or use another formation.", path="battlefield")
         fixed = [i for i in range(len(self.static))
                  if self.explicit[i] or scenario.formations[scenario.combatants[i].side] != "scattered"]
         cells = {}
@@ -116,6 +147,13 @@ class Layout:
                                     "`position`.", path="sides")
             cells[key] = i
 
+    def _scatter(self, side: int) -> tuple[list[int], np.ndarray]:
+        """The members a scattered side places at random, and the free cells of its zone."""
+        who = [i for i in self.members[side] if not self.explicit[i]]
+        taken = {tuple(int(v) for v in self.static[i]) for i in range(len(self.static)) if self.explicit[i]}
+        zone = np.array([z for z in self.zones[side] if tuple(int(v) for v in z) not in taken], dtype=np.int16)
+        return who, zone
+
     @classmethod
     def initial(cls, scenario, batch) -> np.ndarray:
         return cls(scenario).place(batch)
@@ -125,13 +163,7 @@ class Layout:
         n = batch.size
         pos = np.broadcast_to(self.static, (n,) + self.static.shape).copy()
         for s in self.scatter_sides:
-            who = [i for i in self.members[s] if not self.explicit[i]]
-            zone = self.zones[s]
-            taken = {tuple(int(v) for v in self.static[i]) for i in range(len(self.static)) if self.explicit[i]}
-            zone = np.array([z for z in zone if tuple(int(v) for v in z) not in taken], dtype=np.int16)
-            if len(who) > len(zone):
-                raise ScenarioError(f"side {s} has more combatants than cells to scatter over; enlarge "
-                                    "battlefield.height.", path="battlefield")
+            who, zone = self._scatter(s)
             # A random permutation per skirmish: argsort of uniforms, one draw for the batch.
             pick = np.argsort(batch.uniform(len(zone)), axis=1)[:, :len(who)]
             pos[:, who] = zone[pick]

@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
+import socket
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
+
+from sim.errors import ScenarioError
 
 
 def _usual_mode(tmp: str) -> None:
@@ -21,13 +26,63 @@ def _usual_mode(tmp: str) -> None:
     os.chmod(tmp, 0o666 & ~mask)
 
 
+def owner_tag() -> str:
+    """`PID@HOST` in the names of temporary files and folders, so a later run can tell the
+    leftovers of a killed process (SIGKILL runs no cleanup) from those of a live one."""
+    return f"{os.getpid()}@{socket.gethostname().replace('.', '_')}"
+
+
+_TAGGED = re.compile(r"\.(\d+)@([^.]+)\.[^.]*\.part$|^\.skirmish-chunks-(\d+)@([^-]+)-")
+
+
+def _dead_owner(name: str) -> bool:
+    m = _TAGGED.search(name)
+    if not m:
+        return False
+    pid, host = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    if host != socket.gethostname().replace(".", "_"):
+        return False  # another machine's process (a shared folder): cannot tell, leave it
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OverflowError):
+        return False
+    return False
+
+
+def remove_stale_temporaries(folder) -> list[Path]:
+    """Remove the `.part` files and hidden chunk folders in `folder` whose process is gone."""
+    folder, removed = Path(folder), []
+    if not folder.is_dir():
+        return removed
+    for p in folder.iterdir():
+        if p.name.startswith(".") and _dead_owner(p.name):
+            shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
+            removed.append(p)
+    return removed
+
+
+def check_output_folder(folder, option: str) -> None:
+    """Refuse, before any work, an output folder that cannot be made or written in: below
+    a plain file, or in a folder without write permission."""
+    folder = Path(folder)
+    existing = next(p for p in (folder.absolute(), *folder.absolute().parents) if p.exists())
+    if not existing.is_dir():
+        where = "is a file" if existing == folder.absolute() else f"is below {existing}, which is a file"
+        raise ScenarioError(f"{option} {folder} {where}; give a path in a folder.")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ScenarioError(f"{option} {folder}: cannot write in {existing} (permission denied); give a folder "
+                            "you can write to.")
+
+
 @contextmanager
-def _replacing(path):
+def replacing(path):
     """Yield a temporary path beside `path`; on success it replaces `path`, on any
     failure (an exception, Ctrl-C) it is removed and `path` is left as it was."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{owner_tag()}.", suffix=".part", dir=path.parent)
     os.close(fd)
     try:
         yield tmp
@@ -39,7 +94,7 @@ def _replacing(path):
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:
-    with _replacing(path) as tmp:
+    with replacing(path) as tmp:
         with open(tmp, "wb") as f:
             f.write(data)
             f.flush()
@@ -54,7 +109,7 @@ def atomic_write_text(path, text: str) -> Path:
 def atomic_write_frame(path, frame: pd.DataFrame, fmt: str, meta: dict | None = None) -> Path:
     if fmt not in ("parquet", "csv"):  # pragma: no cover - callers pass one of the two
         raise ValueError(fmt)
-    with _replacing(path) as tmp:
+    with replacing(path) as tmp:
         if fmt == "parquet":
             import pyarrow as pa
             import pyarrow.parquet as pq

@@ -112,6 +112,9 @@ def parse_range(text: str, what: str = "range") -> tuple[int, int] | None:
     return lo, hi
 
 
+MAX_SWEEP_VALUES = 10000
+
+
 def parse_values(spec, path: str = "") -> list:
     """The values a sweep tries: `0..6` (inclusive), `0..20:5` (with a step), `d6,d8,d10`,
     a YAML list `[1, 2]`, an actual list, or one value."""
@@ -125,7 +128,11 @@ def parse_values(spec, path: str = "") -> list:
             step = int(m.group(3) or 1)
             if step < 1:
                 raise ScenarioError(f"the step in '{text}' must be at least 1.", path=path or None)
-            values = list(range(lo, hi + 1, step))
+            span = range(lo, hi + 1, step)
+            if len(span) > MAX_SWEEP_VALUES:  # before listing it: 0..10**9 would not fit in memory
+                raise ScenarioError(f"'{text}' gives {len(span)} values; keep a sweep under {MAX_SWEEP_VALUES} "
+                                    "per path (a narrower range or a step, e.g. 0..1000:100).", path=path or None)
+            values = list(span)
         elif text.startswith("["):
             values = parse_value(text)
             if not isinstance(values, list):
@@ -138,8 +145,9 @@ def parse_values(spec, path: str = "") -> list:
         values = [spec]
     if not values:
         raise ScenarioError("lists no values; give a range like 0..6 or a list like d6,d8,d10.", path=path or None)
-    if len(values) > 10000:
-        raise ScenarioError(f"lists {len(values)} values; keep a sweep under 10000 per path.", path=path or None)
+    if len(values) > MAX_SWEEP_VALUES:
+        raise ScenarioError(f"lists {len(values)} values; keep a sweep under {MAX_SWEEP_VALUES} per path.",
+                            path=path or None)
     return values
 
 

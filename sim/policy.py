@@ -40,6 +40,22 @@ _CMPOPS = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.G
            ast.Eq: operator.eq, ast.NotEq: operator.ne}
 
 
+# Bounds on one condition, so compiling and evaluating it stays shallow and quick.
+MAX_CONDITION_CHARS, MAX_CONDITION_TERMS, MAX_CONDITION_DEPTH = 1000, 200, 30
+
+
+def _check_condition_size(tree: ast.AST, path: str) -> None:
+    stack, terms = [(tree, 0)], 0
+    while stack:  # iterative: a recursive walk is what a deep condition would overflow
+        node, depth = stack.pop()
+        terms += 1
+        if terms > MAX_CONDITION_TERMS or depth > MAX_CONDITION_DEPTH:
+            raise ScenarioError(f"the condition is too large (more than {MAX_CONDITION_TERMS} terms or "
+                                f"{MAX_CONDITION_DEPTH} levels of nesting); split it over several rules.",
+                                path=path)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+
+
 def compile_condition(text: str, names: dict[str, str], path: str,
                       aliases: dict[str, str] | None = None) -> Callable[[dict], np.ndarray]:
     """Compile a condition into a function of an observation dict.
@@ -53,11 +69,15 @@ def compile_condition(text: str, names: dict[str, str], path: str,
         return lambda obs, v=text: np.full(_batch_len(obs), v)
     if not isinstance(text, str) or not text.strip():
         raise ScenarioError("expected a condition such as \"health < 0.5 and round > 1\".", path=path)
+    if len(text) > MAX_CONDITION_CHARS:
+        raise ScenarioError(f"the condition is {len(text)} characters long; keep it under "
+                            f"{MAX_CONDITION_CHARS} (split it over several rules).", path=path)
     try:
         tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError:
+    except (SyntaxError, RecursionError, MemoryError):
         raise ScenarioError(f"'{text}' is not a valid condition; write comparisons joined by "
                             "and/or/not, e.g. \"health < 0.5 and round > 1\".", path=path) from None
+    _check_condition_size(tree, path)
 
     def build(node) -> Callable[[dict], object]:
         if isinstance(node, ast.Expression):

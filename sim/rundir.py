@@ -14,7 +14,6 @@ with a pyarrow ParquetWriter.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import tempfile
 from dataclasses import dataclass, field
@@ -27,7 +26,8 @@ import sim
 from sim.aggregate import Aggregate, aggregate_outcome, summarize_aggregate
 from sim.backends import ChunkCrash, RunFailed, WorkerDied, play_all
 from sim.errors import ScenarioError
-from sim.io import atomic_write_bytes, atomic_write_frame, atomic_write_text
+from sim.io import (atomic_write_bytes, atomic_write_frame, atomic_write_text, owner_tag,
+                    remove_stale_temporaries, replacing)
 from sim import runner
 from sim.scenario import Scenario, load_scenario
 
@@ -66,21 +66,26 @@ class RunFolder:
             raise ScenarioError("is damaged (not JSON); this run folder cannot be resumed, pick a new --run-dir.",
                                 file=str(p)) from None
 
-    def prepare(self, manifest: dict, resume: bool) -> set[int]:
-        """Start a new run folder or check an old one against `manifest`; the finished chunks."""
-        old = self.read_manifest()
+    def check_usable(self, resume: bool) -> dict | None:
+        """Refuse a folder this run cannot use (before anything is played); its manifest."""
         if self.path.exists() and not self.path.is_dir():
             raise ScenarioError("is a file; --run-dir needs a folder.", file=str(self.path))
+        old = self.read_manifest()
+        if old is None and self.path.exists() and any(self.path.iterdir()):
+            raise ScenarioError("is not empty and holds no run (no manifest.json); pick an empty or new "
+                                "folder for --run-dir.", file=str(self.path))
+        if old is not None and not resume:
+            raise ScenarioError("already holds a run; add --resume to finish it (finished chunks are kept), "
+                                "or pick a new --run-dir.", file=str(self.path))
+        return old
+
+    def prepare(self, manifest: dict, resume: bool) -> set[int]:
+        """Start a new run folder or check an old one against `manifest`; the finished chunks."""
+        old = self.check_usable(resume)
         if old is None:
-            if self.path.exists() and any(self.path.iterdir()):
-                raise ScenarioError("is not empty and holds no run (no manifest.json); pick an empty or new "
-                                    "folder for --run-dir.", file=str(self.path))
             self.chunks.mkdir(parents=True, exist_ok=True)
             atomic_write_text(self.path / MANIFEST, json.dumps(manifest, indent=2, default=str))
             return set()
-        if not resume:
-            raise ScenarioError("already holds a run; add --resume to finish it (finished chunks are kept), "
-                                "or pick a new --run-dir.", file=str(self.path))
         for key in MATCH_KEYS:
             if old.get(key) != manifest.get(key):
                 raise ScenarioError(f"holds a run with {key} {old.get(key)!r}, but this run has "
@@ -89,6 +94,7 @@ class RunFolder:
         self.chunks.mkdir(parents=True, exist_ok=True)
         for stale in self.chunks.glob(".*.part"):  # left by a process killed mid-write
             stale.unlink(missing_ok=True)
+        remove_stale_temporaries(self.path)
         return self.finished()
 
     def finished(self) -> set[int]:
@@ -101,6 +107,24 @@ class RunFolder:
 
     def load_agg(self, chunk: int) -> Aggregate:
         return Aggregate.from_bytes(self.chunk_file(chunk, "agg.npz").read_bytes())
+
+    def sound_agg(self, chunk: int, size: int, n_sides: int, n_combatants: int, full: bool) -> Aggregate | None:
+        """The chunk's aggregate if its files are whole and of this run, else None (and
+        they are removed, so the chunk is played again: the same stream gives the same
+        result, so a damaged file costs time, never a result)."""
+        try:
+            part = self.load_agg(chunk)
+            Aggregate.empty(n_sides, n_combatants).merge(part)  # the shapes of this run
+            rows = {"skirmishes": size, "combatants": size * n_combatants} if full else {}
+            import pyarrow.parquet as pq
+            if part.n == size and all(pq.read_metadata(self.chunk_file(chunk, f"{kind}.parquet")).num_rows == k
+                                      for kind, k in rows.items()):
+                return part
+        except Exception:  # noqa: BLE001 - any unreadable or mismatched file means: replay the chunk
+            pass
+        for p in self.chunks.glob(f"chunk-{chunk:06d}.*"):
+            p.unlink(missing_ok=True)
+        return None
 
     def frames(self, kind: str, chunks: int) -> Iterator[pd.DataFrame]:
         for i in range(chunks):
@@ -168,31 +192,23 @@ def stream_tables(result: ChunkedResult, out) -> list[Path]:
 def _stream_one(frames: Iterator[pd.DataFrame], target: Path, fmt: str, meta: dict) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-    os.close(fd)
-    writer = None
-    try:
-        for i, frame in enumerate(frames):
-            if fmt == "csv":
-                frame.to_csv(tmp, mode="w" if i == 0 else "a", header=i == 0, index=False)
-                continue
-            table = pa.Table.from_pandas(frame, preserve_index=False)
-            if writer is None:
-                md = dict(table.schema.metadata or {})
-                md[b"skirmish_sim"] = json.dumps(meta, default=str).encode()
-                schema = table.schema.with_metadata(md)
-                writer = pq.ParquetWriter(tmp, schema)
-            writer.write_table(table.replace_schema_metadata(schema.metadata))
-        if writer is not None:
-            writer.close()
-            writer = None
-        os.replace(tmp, target)
-    except BaseException:
-        if writer is not None:
-            writer.close()
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with replacing(target) as tmp:
+        writer = None
+        try:
+            for i, frame in enumerate(frames):
+                if fmt == "csv":
+                    frame.to_csv(tmp, mode="w" if i == 0 else "a", header=i == 0, index=False)
+                    continue
+                table = pa.Table.from_pandas(frame, preserve_index=False)
+                if writer is None:
+                    md = dict(table.schema.metadata or {})
+                    md[b"skirmish_sim"] = json.dumps(meta, default=str).encode()
+                    schema = table.schema.with_metadata(md)
+                    writer = pq.ParquetWriter(tmp, schema)
+                writer.write_table(table.replace_schema_metadata(schema.metadata))
+        finally:
+            if writer is not None:
+                writer.close()
 
 
 def _command(words: list) -> str:
@@ -241,10 +257,14 @@ def worker_died_message(scen: Scenario, unfinished: list, seed: int, n: int, max
 
 
 def resume_command(scen: Scenario, seed: int, n: int, max_rounds: int, overrides, run_dir,
-                   summary_only: bool) -> str:
+                   summary_only: bool, *, out=None, jobs: int = 1, backend: str = "loky",
+                   scheduler: str | None = None) -> str:
+    """The command that finishes the run: the same settings and outputs as the one interrupted."""
+    where = (["--scheduler", scheduler] if scheduler else ["--backend", backend] if backend != "loky" else [])
     return _command(["skirmish", "run", scen.source, "--seed", seed, "-n", n, "--max-rounds", max_rounds,
                      *_set_args(overrides), *(["--summary-only"] if summary_only else []),
-                     "--run-dir", run_dir, "--resume"])
+                     *(["--out", out] if out is not None else []), *(["-j", jobs] if jobs != 1 else []),
+                     *where, "--run-dir", run_dir, "--resume"])
 
 
 def run_chunked(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
@@ -272,7 +292,8 @@ def run_chunked(scenario, n: int | None = None, seed: int | None = None, jobs: i
         # into it, and the folder goes away (nothing to resume, so no resume hint either).
         parent = Path(out).parent
         parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix=".skirmish-chunks-", dir=parent) as tmp:
+        remove_stale_temporaries(parent)  # chunk folders of runs killed before they could clean up
+        with tempfile.TemporaryDirectory(prefix=f".skirmish-chunks-{owner_tag()}-", dir=parent) as tmp:
             result = run_chunked(scenario, n, seed, jobs, max_rounds, overrides, crn, run_dir=tmp, backend=backend,
                                  scheduler=scheduler, out=out, scratch=scratch, progress=progress,
                                  _temporary=True)
@@ -281,6 +302,8 @@ def run_chunked(scenario, n: int | None = None, seed: int | None = None, jobs: i
     if summary_only and out is not None:
         raise ScenarioError("--summary-only keeps no outcome tables, so there is nothing for --out to write; "
                             "drop one of the two (the summary prints, or use --json).")
+    if out is not None:
+        remove_stale_temporaries(Path(out).parent)  # tables half-streamed by a killed run
     sizes = runner.chunk_sizes(n)
     n_sides = len(scen.side_names)
     meta = runner.provenance(scen, seed, n, max_rounds)
@@ -295,13 +318,18 @@ def run_chunked(scenario, n: int | None = None, seed: int | None = None, jobs: i
         done = folder.prepare(manifest, resume) & set(range(len(sizes)))
     agg = Aggregate.empty(n_sides, len(scen.combatants))
     for i in sorted(done):
-        agg.merge(folder.load_agg(i))
+        part = folder.sound_agg(i, sizes[i], n_sides, len(scen.combatants), not summary_only)
+        if part is None:
+            done.discard(i)
+        else:
+            agg.merge(part)
     if progress is not None and done:
         progress(agg.n)
     data_json = json.dumps(scen.data, default=str)
     tasks = [(i, seed, size, data_json, scen.source, max_rounds, crn, summary_only, n_sides, runner.CHUNK_SIZE)
              for i, size in enumerate(sizes) if i not in done]
-    resume_cmd = (resume_command(scen, seed, n, max_rounds, overrides, run_dir, summary_only)
+    resume_cmd = (resume_command(scen, seed, n, max_rounds, overrides, run_dir, summary_only, out=out, jobs=jobs,
+                                 backend=backend, scheduler=scheduler)
                   if run_dir is not None and not _temporary else None)
     try:
         for chunk, res in play_all(play_task, tasks, jobs, backend, scheduler, scratch):

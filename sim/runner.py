@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 
 import numpy as np
@@ -147,10 +147,27 @@ def run(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
     else:
         from joblib import Parallel, delayed
         # A generator (in task order) lets the progress bar move as chunks come back.
-        finished = Parallel(n_jobs=jobs, backend="loky", return_as="generator")(
-            delayed(_play_chunk_narrowed)(*t, chunk_size=CHUNK_SIZE) for t in tasks)
-    joined = gather(zip(sizes, finished), sum(sizes), progress)
+        from sim.backends import in_worker
+        finished = Parallel(n_jobs=jobs, backend="loky", return_as="generator", max_nbytes=None)(
+            delayed(in_worker)(partial(_play_chunk_narrowed, chunk_size=CHUNK_SIZE), *t) for t in tasks)
+    joined = _worker_deaths_reported(lambda: gather(zip(sizes, finished), sum(sizes), progress), tasks)
     return build_result(scen, [joined], seed, max_rounds, first_skirmish=first_chunk * CHUNK_SIZE)
+
+
+def _worker_deaths_reported(play, tasks: list[tuple]):
+    """`play()`, with a worker process that died (the OOM killer, a kill) turned into the
+    RunFailed the CLI reports in one paragraph, as the chunked runs do."""
+    from joblib.externals.loky.process_executor import BrokenProcessPool
+    try:
+        return play()
+    except BrokenProcessPool as e:  # loky's TerminatedWorkerError is one
+        from sim.backends import RunFailed
+        first = tasks[0]
+        raise RunFailed(
+            f"a worker process died ({type(e).__name__}), most likely killed by the system for lack of "
+            f"memory. Run again with fewer workers (-j), fewer skirmishes at once, or --summary-only "
+            f"(constant memory); the run was seed {first[4]}, {sum(t[3] for t in tasks)} skirmishes "
+            f"in {len(tasks)} chunks.") from None
 
 
 def _play_chunk_narrowed(*task, chunk_size: int | None = None) -> Outcome:

@@ -13,7 +13,7 @@ from pathlib import Path
 from sim import rulesets
 from sim.armory import expand, weapon_table
 from sim.errors import Problems, ScenarioError, combine
-from sim.formations import BATTLEFIELD_FIELDS, FORMATIONS
+from sim.formations import BATTLEFIELD_FIELDS, FORMATIONS, MAX_GRID
 from sim.overrides import entry_path
 from sim.policy import TARGET_MODES, Policy, compile_policy, policy_schema
 from sim.schema import Field, validate, validate_record
@@ -66,7 +66,7 @@ CORE_COMBATANT_FIELDS = {
     "count": Field("int", 1, "how many identical copies fight", min=1, max=MAX_COMBATANTS),
     "policy": Field("any", None, "a policy for this combatant alone, overriding its side's", shape=POLICY_SHAPE),
     "position": Field("list", None, "starting cell [x, y] on the battlefield, overriding the side's formation",
-                      item=Field("int", min=0, max=100000), check=lambda v, path: _pair(v, path)),
+                      item=Field("int", min=0, max=MAX_GRID - 1), check=lambda v, path: _pair(v, path)),
 }
 
 
@@ -225,6 +225,7 @@ def build_scenario(data: dict, source: str = "<scenario>") -> Scenario:
         problems.add(ScenarioError("needs at least two sides, written as a mapping of side name to "
                                    "{combatants: [...]}.", path="sides"))
         problems.raise_any()
+    problems.attempt(check_side_names, sides_raw)
     table = problems.attempt(weapon_table, ruleset, top["armory"]) or weapon_table(ruleset, None)
     battlefield = problems.attempt(validate, top["battlefield"] if top["battlefield"] is not None else {},
                                    Field("record", fields=BATTLEFIELD_FIELDS), "battlefield")
@@ -295,6 +296,24 @@ def _combatant(raw, s, cpath, spath, side_policy, stat_fields, pol_fields, weapo
     if stats["count"] == 1:
         return [Combatant(stats["name"], s, stats, policy, pspec)]
     return [Combatant(f"{stats['name']} {k + 1}", s, stats, policy, pspec) for k in range(stats["count"])]
+
+
+# Outcome labels that share the winner column with the side names.
+RESERVED_SIDE_NAMES = ("draw", "unfinished")
+
+
+def check_side_names(sides: dict) -> None:
+    """Side names label the winner column next to 'draw' and 'unfinished', so they must be
+    distinct text that is neither of those."""
+    for name in sides:
+        if not isinstance(name, str) or not name.strip():
+            shown = "nothing (null)" if name is None else repr(name)
+            raise ScenarioError(f"a side is named {shown}; name every side with text, e.g. party: or "
+                                "monsters: (quote numbers and true/false).", path="sides")
+        if name.strip().lower() in RESERVED_SIDE_NAMES:
+            raise ScenarioError(f"a side is named {name!r}, which the results use for "
+                                f"{'a draw' if name.strip().lower() == 'draw' else 'an unfinished fight'}; "
+                                "rename the side.", path=f"sides.{name}")
 
 
 def _as_mapping(value, path) -> dict:

@@ -278,3 +278,238 @@ def test_no_shipped_scenario_is_sliced_so_their_results_are_unchanged():
     for path in sorted(Path("scenarios").rglob("*.yaml")):
         scen = sim.load_scenario(path)
         assert engine.rows_per_batch(scen.ruleset, scen.ruleset.build(scen), runner.CHUNK_SIZE) == runner.CHUNK_SIZE
+
+
+# Issue 17: what a designer types or does must end in a result or one paragraph.
+
+def _sides(data, party_count: int, yeti_count: int) -> dict:
+    data["sides"]["party"]["combatants"] = [dict(YETI["sides"]["party"]["combatants"][2], name="Warrior",
+                                                 count=party_count)]
+    data["sides"]["yeti"]["combatants"] = [dict(YETI["sides"]["yeti"]["combatants"][0], count=yeti_count)]
+    return data
+
+
+@settings(max_examples=60, deadline=None, derandomize=CI)
+@given(per_side=st.integers(1, 500), formations=st.tuples(*[st.sampled_from(["line", "column", "wedge", "scattered"])] * 2))
+def test_a_big_battle_with_no_battlefield_block_always_fits_its_default_grid(per_side, formations):
+    data = _sides(copy.deepcopy(YETI), per_side, per_side)
+    for side, formation in zip(data["sides"].values(), formations):
+        side["formation"] = formation
+    scen = load_scenario(data)
+    grid = scen.battlefield
+    assert ((scen.layout.static >= 0) & (scen.layout.static < (grid.width, grid.height))).all()
+
+
+@settings(max_examples=60, deadline=None, derandomize=CI)
+@given(per_side=st.integers(1, 300), height=st.integers(1, 120))
+def test_a_line_fills_every_cell_of_an_explicit_height_or_says_what_to_enlarge(per_side, height):
+    data = _sides(copy.deepcopy(YETI), per_side, per_side)
+    data["battlefield"] = {"height": height}
+    scen = _load_or_error(data)
+    if scen is None:  # only when a line (ranks fill the grid's whole height) cannot fit at all
+        assert height < 3
+        return
+    assert (scen.layout.static[:, 1] < height).all() and (scen.layout.static[:, 1] >= 0).all()
+
+
+def test_an_even_height_with_that_many_a_side_plays():
+    data = _sides(copy.deepcopy(YETI), 44, 44)
+    r = sim.run(data, n=4, seed=1, max_rounds=5)
+    assert len(r.combatants) == 4 * 88
+    data["battlefield"] = {"height": 30}
+    assert load_scenario(_sides(data, 50, 50)).battlefield.height == 30
+
+
+side_names = st.one_of(st.sampled_from(["draw", "unfinished", "Draw", " draw ", "UNFINISHED", "", "  ", None, 0, 1.5,
+                                        True, "party", "yeti"]),
+                       st.text(min_size=1, max_size=8))
+
+
+@settings(max_examples=80, deadline=None, derandomize=CI)
+@given(name=side_names)
+def test_a_side_name_that_validate_accepts_also_plays(name):
+    data = copy.deepcopy(YETI)
+    data["sides"] = {"party": data["sides"]["party"], name: data["sides"]["yeti"]}
+    scen = _load_or_error(data)
+    if scen is None:
+        return
+    assert str(name).strip().lower() not in ("draw", "unfinished")
+    r = sim.run(scen, n=8, seed=0, max_rounds=20)
+    assert set(r.skirmishes["winner"].cat.categories) == {"party", name, "draw", "unfinished"}
+
+
+conditions = st.one_of(
+    st.integers(1, 6000).map(lambda k: "not " * k + "round > 1"),
+    st.integers(1, 30000).map(lambda k: " and ".join(["round > 1"] * k)),
+    st.integers(1, 30000).map(lambda k: "+".join(["1"] * k) + " > 0"),
+    st.integers(1, 300).map(lambda k: "(" * k + "round" + ")" * k + " > 1"),
+    st.integers(1, 3000).map(lambda k: "-" * k + "round > 1"),
+)
+
+
+@settings(max_examples=60, deadline=None, derandomize=CI)
+@given(cond=conditions)
+def test_a_huge_condition_is_compiled_or_refused_quickly(cond):
+    import time
+    data = copy.deepcopy(YETI)
+    data["sides"]["yeti"]["policy"]["rules"] = [{"if": cond, "do": "attack"}]
+    start = time.perf_counter()
+    scen = _load_or_error(data)
+    assert time.perf_counter() - start < 2
+    if scen is not None:
+        assert len(cond) <= 1000
+        sim.run(scen, n=4, seed=0, max_rounds=5)
+
+
+@settings(max_examples=40, deadline=None, derandomize=CI)
+@given(x=st.integers(-10, 10**6), y=st.integers(-10, 10**6))
+def test_an_explicit_position_is_placed_or_refused(x, y):
+    data = copy.deepcopy(YETI)
+    data["sides"]["yeti"]["combatants"][0]["position"] = [x, y]
+    data["battlefield"] = {"width": 2000, "height": 2000}
+    scen = _load_or_error(data)
+    if scen is not None:
+        assert 0 <= x < 2000 and 0 <= y < 2000
+        assert tuple(scen.layout.static[-1]) == (x, y)
+
+
+too_big = st.integers(10**9 + 1, 10**40)
+YETI_FILE = "scenarios/gods_and_monsters/yeti.yaml"
+
+
+@settings(max_examples=30, deadline=None, derandomize=CI)
+@given(args=st.one_of(
+    too_big.map(lambda v: ["run", YETI_FILE, "-n", str(v)]),
+    too_big.map(lambda v: ["run", YETI_FILE, "-n", str(v), "--summary-only"]),
+    st.integers(2**63, 10**30).map(lambda v: ["run", YETI_FILE, "--seed", str(v)]),
+    st.integers(10**6 + 1, 10**30).map(lambda v: ["run", YETI_FILE, "--max-rounds", str(v)]),
+    st.integers(257, 10**9).map(lambda v: ["run", YETI_FILE, "-j", str(v)]),
+    too_big.map(lambda v: ["trace", YETI_FILE, "-n", str(v)]),
+    too_big.map(lambda v: ["trace", YETI_FILE, "--skirmish", str(v)]),
+    st.integers(10**4, 10**30).map(lambda v: ["sweep", YETI_FILE, "--vary",
+                                              f"sides.yeti.combatants[Yeti].defense=0..{v}"]),
+    st.integers(45, 200).map(lambda v: ["sweep", YETI_FILE, "--vary", f"sides.yeti.combatants[Yeti].defense=0..{v}",
+                                        "--vary", f"sides.yeti.combatants[Yeti].level=0..{v}"]),
+    st.sampled_from([["run", YETI_FILE, "--precision", "0"], ["run", YETI_FILE, "--precision", "-1"],
+                     ["run", YETI_FILE, "--precision", "2"], ["sweep", YETI_FILE, "--precision", "0"]]),
+))
+def test_numbers_past_the_limits_are_refused_at_once(args):
+    import time
+    start = time.perf_counter()
+    r = CliRunner().invoke(main, args)
+    assert time.perf_counter() - start < 5
+    assert r.exit_code == 2, (args, r.output, r.exception)
+    assert r.exception is None or isinstance(r.exception, SystemExit)
+    assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1 and r.stdout == "", r.output
+
+
+@pytest.fixture
+def played(monkeypatch):
+    """Records every skirmish run the CLI starts, to prove a refusal came before any."""
+    from sim import rundir, runner
+    calls = []
+    real_run, real_chunked = runner.run, rundir.run_chunked
+    monkeypatch.setattr(runner, "run", lambda *a, **k: calls.append(a) or real_run(*a, **k))
+    monkeypatch.setattr(rundir, "run_chunked", lambda *a, **k: calls.append(a) or real_chunked(*a, **k))
+    return calls
+
+
+@pytest.mark.parametrize("option", ["--out", "--run-dir", "--report"])
+def test_an_output_below_a_plain_file_is_refused_before_playing(tmp_path, played, option):
+    (tmp_path / "plain").write_text("a file")
+    target = tmp_path / "plain" / "sub" / ("t.parquet" if option == "--out" else "dir")
+    r = CliRunner().invoke(main, ["run", YETI_FILE, "-n", "50", option, str(target)])
+    assert r.exit_code == 2, r.output
+    assert r.stderr.startswith(f"error: {option} ") and "is a file" in r.stderr and r.stderr.count("\n") == 1
+    assert played == []
+
+
+@pytest.mark.parametrize("option", ["--out", "--report"])
+def test_an_analysis_output_below_a_plain_file_is_refused_before_playing(tmp_path, monkeypatch, option):
+    import importlib
+    sweep_module = importlib.import_module("sim.analysis.sweep")  # sim.analysis.sweep is also the function
+    monkeypatch.setattr(sweep_module, "play_variants", lambda *a, **k: pytest.fail("played"))
+    (tmp_path / "plain").write_text("a file")
+    r = CliRunner().invoke(main, ["sweep", YETI_FILE, "--vary", "sides.yeti.combatants[Yeti].defense=1..2",
+                                  "-n", "50", option, str(tmp_path / "plain" / "x")])
+    assert r.exit_code == 2 and r.stderr.startswith(f"error: {option} ") and r.stderr.count("\n") == 1
+
+
+def test_several_files_are_all_checked_before_the_first_is_played(tmp_path, played):
+    bad = tmp_path / "bad.yaml"
+    data = copy.deepcopy(YETI)
+    data["sides"]["draw"] = data["sides"].pop("yeti")
+    bad.write_text(yaml.safe_dump(data))
+    r = CliRunner().invoke(main, ["run", YETI_FILE, YETI_FILE, str(bad), "-n", "50", "--json"])
+    assert r.exit_code == 2 and "a side is named 'draw'" in r.stderr
+    assert r.stdout == "" and played == []
+    (tmp_path / "runs" / "yeti").mkdir(parents=True)
+    (tmp_path / "runs" / "yeti" / "stray.txt").write_text("not a run")
+    r = CliRunner().invoke(main, ["run", YETI_FILE, "scenarios/gods_and_monsters/goblin_ambush.yaml", "-n", "50",
+                                  "--run-dir", str(tmp_path / "runs")])
+    assert r.exit_code == 2 and "holds no run" in r.stderr and played == []
+
+
+def test_tables_and_reports_get_the_permissions_of_any_new_file(tmp_path):
+    old = os.umask(0o022)
+    try:
+        for extra in ([], ["--report", str(tmp_path / "rep")]):
+            out = tmp_path / f"o{len(extra)}" / "t.parquet"
+            r = CliRunner().invoke(main, ["run", YETI_FILE, "-n", "50", "--out", str(out), *extra])
+            assert r.exit_code == 0, r.output
+            for p in out.parent.iterdir():
+                assert p.stat().st_mode & 0o777 == 0o644, p
+        assert all(p.stat().st_mode & 0o777 == 0o644 for p in (tmp_path / "rep").iterdir())
+    finally:
+        os.umask(old)
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "empty"])
+def test_a_damaged_table_given_to_report_is_one_paragraph(tmp_path, damage):
+    out = tmp_path / "t.parquet"
+    assert CliRunner().invoke(main, ["run", YETI_FILE, "-n", "50", "--out", str(out)]).exit_code == 0
+    victim = tmp_path / "t.skirmishes.parquet"
+    raw = victim.read_bytes()
+    victim.write_bytes({"garbage": b"not parquet at all", "truncated": raw[: len(raw) // 2], "empty": b""}[damage])
+    r = CliRunner().invoke(main, ["report", str(out), "-o", str(tmp_path / "rep")])
+    assert r.exit_code == 2, r.output
+    assert r.stderr.startswith(f"error: {out}: cannot be read") and r.stderr.count("\n") == 1
+    assert not (tmp_path / "rep").exists()
+
+
+def test_a_damaged_run_folder_is_replayed_where_damaged_and_gives_the_uninterrupted_result(tmp_path, monkeypatch):
+    from sim import runner
+    monkeypatch.setattr(runner, "CHUNK_SIZE", 200)
+    run_dir = tmp_path / "run"
+    whole = sim.run_to_folder(YETI_FILE, run_dir, n=1000, seed=9)
+    chunks = run_dir / "chunks"
+    (run_dir / "summary.json").unlink()
+    (chunks / "chunk-000001.agg.npz").write_bytes(b"junk")
+    raw = (chunks / "chunk-000003.combatants.parquet").read_bytes()
+    (chunks / "chunk-000003.combatants.parquet").write_bytes(raw[:100])
+    (chunks / "chunk-000004.skirmishes.parquet").unlink()
+    again = sim.run_to_folder(YETI_FILE, run_dir, n=1000, seed=9, resume=True)
+    assert again.summary() == whole.summary()
+    pd = pytest.importorskip("pandas")
+    pd.testing.assert_frame_equal(again.combatants, sim.run(YETI_FILE, n=1000, seed=9).combatants)
+
+
+def test_ctrl_c_before_any_chunk_is_status_130_not_a_click_abort(monkeypatch):
+    import sim.scenario
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(sim.scenario, "load_scenario", interrupted)
+    r = CliRunner().invoke(main, ["run", YETI_FILE, "-n", "50"])
+    assert r.exit_code == 130 and r.stderr == "interrupted. No file was left half-written.\n"
+
+
+def test_a_worker_death_in_a_plain_parallel_run_is_a_run_failure(monkeypatch):
+    from sim import runner
+    from sim.backends import RunFailed
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
+
+    def dies():
+        raise TerminatedWorkerError("A worker process managed by the executor was unexpectedly terminated.")
+    with pytest.raises(RunFailed, match="a worker process died .* fewer workers"):
+        runner._worker_deaths_reported(dies, [("{}", "x", 0, 100, 7, 10, False)])

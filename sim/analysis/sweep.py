@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 
 import pandas as pd
 
@@ -45,11 +46,11 @@ def cell(value):
 
 def grid(vary: dict[str, list]) -> list[dict]:
     paths = list(vary)
-    combos = list(itertools.product(*(vary[p] for p in paths)))
-    if len(combos) > MAX_VARIANTS:
-        raise ScenarioError(f"the sweep has {len(combos)} variants; keep it under {MAX_VARIANTS} "
+    count = math.prod(len(vary[p]) for p in paths)  # before building them: a big grid would not fit
+    if count > MAX_VARIANTS:
+        raise ScenarioError(f"the sweep has {count} variants; keep it under {MAX_VARIANTS} "
                             "(fewer values, or sweep one path at a time).")
-    return [dict(zip(paths, c)) for c in combos]
+    return [dict(zip(paths, c)) for c in itertools.product(*(vary[p] for p in paths))]
 
 
 def sweep(scenario, vary: dict | None = None, n: int | None = None, seed: int | None = None, jobs: int = 1,
