@@ -16,10 +16,10 @@ from sim.rulesets.lifeforce import tables as T
 from sim.rulesets.lifeforce.resolve import (READY_BLOCK, READY_NONE, READY_OPPORTUNITY, condition_mods,
                                             condition_mods_at, flat)
 
-ATTACK, CHARGE, RUN, GRAPPLE, BLOCK, OPPORTUNITY, HOLD, WITHDRAW = range(len(S.ACTIONS))
+ATTACK, CHARGE, RUN, GRAPPLE, BLOCK, OPPORTUNITY, HOLD, WITHDRAW, FLEE = range(len(S.ACTIONS))
 STAND, RECOVER = len(S.ACTIONS), len(S.ACTIONS) + 1
 ACTION_NAMES = S.ACTIONS + ("stand", "recover")
-NO_PREP = HOLD, WITHDRAW  # choices that prepare nothing and keep what is prepared
+NO_PREP = HOLD, WITHDRAW, FLEE  # choices that prepare nothing and keep what is prepared
 FAMILIES = S.POLICY_FIELDS["family"].choices
 STEADY, CHARGER, SKIRMISHER, GUARDIAN, GRAPPLER = range(len(FAMILIES))
 NO_MOVE, TOWARD, AWAY, LINE = range(4)
@@ -329,8 +329,9 @@ def observe(ctx, rows, a) -> dict:
 
     return _Observations({
         "round": lambda: np.full(n, ctx.round), "phase": lambda: np.full(n, ctx.phase + 1),
-        "hp": lambda: at(state.hp), "hp_frac": lambda: at(state.hp) / setup.hp[a],
+        "hp": lambda: at(state.hp), "health": lambda: at(state.hp) / setup.hp[a],
         "distance": lambda: distance() * setup.grid.cell_size,
+        "target_distance": lambda: distance() * setup.grid.cell_size,
         "in_reach": lambda: (distance() <= setup.w_reach[setup.current_melee(state, rows, a)]).astype(np.int8),
         "prepared": lambda: at(state.prep_ap),
         "reaction_left": lambda: at(state.reaction_left).astype(np.int8),

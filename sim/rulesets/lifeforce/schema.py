@@ -172,14 +172,16 @@ POLICY_FIELDS = {
     "run": Field("bool", True, "Run when the target is too far to reach this phase and the next"),
 }
 
-ACTIONS = ("attack", "charge", "run", "grapple", "block", "opportunity", "hold", "withdraw")
+ACTIONS = ("attack", "charge", "run", "grapple", "block", "opportunity", "hold", "step_back", "flee")
+ACTION_ALIASES = {"withdraw": "step_back"}
 
 OBSERVATIONS = {
     "round": "the round number, from 1",
     "phase": "the action phase, 1..4",
     "hp": "hit points left",
-    "hp_frac": "hit points left as a share of the starting hit points",
-    "distance": "metres to its current target",
+    "health": "hit points left as a share of the starting hit points (0..1)",
+    "distance": "metres to the nearest enemy able to fight",
+    "target_distance": "metres to its current target",
     "in_reach": "1 when its current target is within reach of its melee weapon",
     "prepared": "action points of preparation accumulated",
     "reaction_left": "1 while its Reaction of this round is unused",
@@ -193,3 +195,4 @@ OBSERVATIONS = {
     "allies_standing": "combatants of its side able to fight, itself included",
     "enemies_standing": "enemies able to fight",
 }
+OBSERVATION_ALIASES = {"hp_frac": "health"}
