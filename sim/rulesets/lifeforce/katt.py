@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from sim import keyed
+from sim import keyed, targeting
 from sim.events import emit
 from sim.rulesets.lifeforce import kgrid as grid
 from sim.rulesets.lifeforce import ktrace as E
@@ -29,8 +29,8 @@ from sim.rulesets.lifeforce.layout import (
     W_AP, W_ARMOURED, W_D_BONUS, W_D_COUNT, W_D_SIDES, W_LOADING, W_RANGE, W_REACH, W_SKILL, W_STRIKE, W_TABLE,
     W_UNARMED)
 
-SITE_ROLLOFF, SITE_ATTACK, SITE_DAMAGE, SITE_SHIELD, SITE_STUNT_CHECK, SITE_GRAPPLE, SITE_TARGET, SITE_PLACE = \
-    range(1, 9)
+(SITE_ROLLOFF, SITE_ATTACK, SITE_DAMAGE, SITE_SHIELD, SITE_STUNT_CHECK, SITE_GRAPPLE, SITE_TARGET, SITE_PLACE,
+ SITE_DUAL) = range(1, 10)
 READY_NONE, READY_BLOCK, READY_OPPORTUNITY = 0, 1, 2
 STANDING, UNCONSCIOUS, DEAD, FLED = 0, 1, 2, 3
 C_OFFENCE, C_MELEE, C_RANGED, C_MOVES, C_BEGINS = range(5)
@@ -45,8 +45,9 @@ N_STUNTS = len(TB.STUNTS)
 Q_MOVER, Q_TRIGGER, Q_DIST = 0, 1, 2  # a pending scan: the mover, what it did, then each creature's distance
 
 _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-# Large rule steps are compiled once each and called, not inlined at every call
-# site: inlining them all into one function made the compile take many minutes.
+# Rule steps are compiled one by one and called (LLVM still inlines the small ones):
+# inlining them all at the Numba level made one function so large that its compile
+# took many minutes and gigabytes.
 _step = njit(cache=True, nogil=True, _nrt=False)
 
 
@@ -146,13 +147,17 @@ def times_half(value, mult2):
 
 
 @_inline
-def _second_target(K, W, S, D, att, tgt, w):
-    """Dual Strike: another standing enemy within 1 square of the target and in reach or range."""
+def _second_target(T, X, G, seed, att, tgt, w):
+    """Dual Strike: another standing enemy within 1 square of the target and in reach or
+    range, at random among them, or -1."""
+    K, W = T[0], T[1]
+    S, D, CAND, HEALTH, DIST = X[0], X[1], X[6], X[7], X[8]
     for j in range(S.shape[0]):
-        if (j != tgt and is_enemy(K, att, j) and S[j, S_STATUS] == STANDING and D[tgt, j] <= 1
-                and D[att, j] <= W[w, W_STRIKE]):
-            return j
-    return -1
+        CAND[j] = (j != tgt and is_enemy(K, att, j) and S[j, S_STATUS] == STANDING and D[tgt, j] <= 1
+                   and D[att, j] <= W[w, W_STRIKE])
+        HEALTH[j], DIST[j] = 0.0, 0.0
+    u = keyed.uniform(seed, G[0], G[1], SITE_DUAL, att, S[att, S_NATT])
+    return targeting.choose(targeting.RANDOM, CAND, HEALTH, DIST, -1, u)
 
 
 @_inline
@@ -177,13 +182,15 @@ def _applicable(K, W, R, S, att, tgt, w, s, second):
 
 
 @_step
-def buy_stunts(K, W, R, S, D, COSTS, PRIO, BOUGHT, att, tgt, w, points):
+def buy_stunts(T, X, G, seed, att, tgt, w, points):
     """Spend stunt points in the buying order; returns Dual Strike's second target or -1."""
+    K, W, R, COSTS, PRIO = T[0], T[1], T[2], T[5], T[6]
+    S, BOUGHT = X[0], X[3]
     for s in range(N_STUNTS):
         BOUGHT[s] = 0
     second = -1
     if R[R_DUAL_MIN_COST] > 0 and points >= R[R_DUAL_MIN_COST]:
-        second = _second_target(K, W, S, D, att, tgt, w)
+        second = _second_target(T, X, G, seed, att, tgt, w)
     left = points
     table = W[w, W_TABLE]
     for j in range(PRIO.shape[1]):
@@ -254,33 +261,40 @@ def apply_stunts(T, X, G, seed, ev, cnt, att, tgt, w, total, ordinal):
                           R[R_WIDTH], R[R_HEIGHT])
         if spent > 0:
             grid.refresh(S, D, att, R[R_METRIC])
-            queue_scan(T, X, att, TRIGGER_STEPS)
+            queue_scan(T, X, att, TRIGGER_STEPS)  # struck once this blow is over (attack, below)
 
 
 @_step
 def queue_scan(T, X, mover, trigger):
-    """Queue the Attacks of Opportunity a move provokes. Q[0, Q_DIST:] holds the distances
-    from each creature to the mover before it moved; as in the walk's own rule, a mover
-    that ends deeper than the edge of a reach started its last step inside it."""
+    """Queue the Attacks of Opportunity a move provokes; whether any enemy could strike.
+    Q[0, Q_DIST:] holds the distances from each creature to the mover before it moved; as
+    in the walk's own rule, a mover that ends deeper than the edge of a reach started its
+    last step inside it."""
     K, W = T[0], T[1]
     S, D, Q = X[0], X[1], X[2]
     n = Q[0, 0]
     if n + 1 >= Q.shape[0]:
-        return
+        return False
     row = n + 1
     Q[row, Q_MOVER], Q[row, Q_TRIGGER] = mover, trigger
+    anyone = False
     for j in range(S.shape[0]):
         start = Q[0, Q_DIST + j]
         reach = W[melee_weapon(K, S, j), W_REACH]
-        Q[row, Q_DIST + j] = min(start, reach) if D[mover, j] < reach else start
-    Q[0, 0] = n + 1
+        passed = min(start, reach) if D[mover, j] < reach else start
+        Q[row, Q_DIST + j] = passed
+        if passed <= reach and is_enemy(K, mover, j) and S[j, S_STATUS] == STANDING:
+            anyone = True
+    if anyone:
+        Q[0, 0] = n + 1
+    return anyone
 
 
 @_step
 def strike(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, stunts, verb):
     """One attack: roll, stunts, damage, Shield Block. Returns Dual Strike's second target or -1."""
-    K, W, R, COND, SBW, COSTS, PRIO = T[0], T[1], T[2], T[3], T[4], T[5], T[6]
-    S, D, BOUGHT = X[0], X[1], X[3]
+    K, W, R, COND, SBW = T[0], T[1], T[2], T[3], T[4]
+    S, BOUGHT = X[0], X[3]
     melee = W[w, W_RANGE] == 0
     skill = min(K[tgt, K_DODGE], 0) if flat_footed(K, G, tgt) else K[tgt, K_DODGE]
     defence = TB.DEFENCE_BASE + skill + cond_sum(S, COND, tgt, C_MELEE if melee else C_RANGED)
@@ -296,7 +310,7 @@ def strike(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, stunts, ve
     second = -1
     if points > 0:
         S[att, S_STUNTED] = 1
-        second = buy_stunts(K, W, R, S, D, COSTS, PRIO, BOUGHT, att, tgt, w, points)
+        second = buy_stunts(T, X, G, seed, att, tgt, w, points)
     S[att, S_ATTACKS] += 1
     if G[3]:
         emit(ev, cnt, E.EV_ROLL, G[1], att, tgt, w * 8 + verb, roll, offence, defence)
@@ -351,7 +365,8 @@ def attack(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, verb):
     """A full attack: the blow, its Dual Strike, who goes down, then the Attacks of
     Opportunity it provoked (a Skirmish step), each of them full attacks in turn."""
     _blow(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, verb)
-    run_scans(T, X, G, seed, ev, cnt)
+    if X[2][0, 0] > 0:
+        run_scans(T, X, G, seed, ev, cnt)
 
 
 @_step
@@ -397,8 +412,8 @@ def run_scans(T, X, G, seed, ev, cnt):
 @_inline
 def opportunity_attacks(T, X, G, seed, ev, cnt, mover, trigger):
     """Attacks of Opportunity on `mover`, from the distances staged in Q[0, Q_DIST:]."""
-    queue_scan(T, X, mover, trigger)
-    run_scans(T, X, G, seed, ev, cnt)
+    if queue_scan(T, X, mover, trigger):
+        run_scans(T, X, G, seed, ev, cnt)
 
 
 @_inline

@@ -33,8 +33,9 @@ OBSERVATIONS = ("round", "phase", "hp", "health", "distance", "target_distance",
 FAR = grid.FAR
 
 _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-# Large rule steps are compiled once each and called, not inlined at every call
-# site: inlining them all into one function made the compile take many minutes.
+# Rule steps are compiled one by one and called (LLVM still inlines the small ones):
+# inlining them all at the Numba level made one function so large that its compile
+# took many minutes and gigabytes.
 _step = njit(cache=True, nogil=True, _nrt=False)
 
 
@@ -81,6 +82,18 @@ def nearest_enemy(K, S, D, a):
     return best
 
 
+@_inline
+def nearest_within(T, X, G, seed, a, reach, purpose):
+    """The nearest standing enemy within `reach` of a, ties broken at random, or -1."""
+    K = T[0]
+    S, D, CAND, HEALTH, DIST = X[0], X[1], X[6], X[7], X[8]
+    for j in range(S.shape[0]):
+        CAND[j] = A.is_enemy(K, a, j) and S[j, S_STATUS] == A.STANDING and D[a, j] <= reach
+        HEALTH[j] = 0.0
+        DIST[j] = D[a, j]
+    return targeting.choose(targeting.NEAREST, CAND, HEALTH, DIST, -1, noise(G, seed, a, purpose))
+
+
 @_step
 def update_target(T, X, G, seed, a):
     """Keep a standing target (forced by Threaten or a grapple), else re-pick; returns why it changed."""
@@ -98,10 +111,7 @@ def update_target(T, X, G, seed, a):
     if K[a, K_ABANDON_MELEE]:
         reach = W[A.melee_weapon(K, S, a), W_REACH]
         if D[a, max(cur, 0)] > reach:
-            best, best_d = -1, FAR
-            for j in range(S.shape[0]):
-                if A.is_enemy(K, a, j) and S[j, S_STATUS] == A.STANDING and D[a, j] <= reach and D[a, j] < best_d:
-                    best, best_d = j, D[a, j]
+            best = nearest_within(T, X, G, seed, a, reach, 1)
             if best >= 0:
                 cur = best
                 why = E.WHY_TARGET_LEFT_REACH
@@ -240,7 +250,7 @@ def plan(T, X, G, seed, a, why_target):
             if their_reach < dn < K[a, K_KEEP_CELLS]:
                 move, goal, desired = AWAY, nearest, ATTACK
     elif fam == GUARDIAN:
-        desired, move = _guard(T, X, a, tgt, in_reach, reach, shoots, d, rng, prep, pap)
+        desired, move = _guard(T, X, G, seed, a, in_reach, reach, shoots, d, rng, prep, pap)
     elif fam == GRAPPLER:
         if S[a, S_PARTNER] < 0 and S[max(tgt, 0), S_PARTNER] < 0 and grapple_pays(T, X, a, max(tgt, 0)):
             desired = RUN if (K[a, K_RUN] and d - 1 > mv) else GRAPPLE
@@ -269,26 +279,24 @@ def plan(T, X, G, seed, a, why_target):
 
 
 @_step
-def _guard(T, X, a, tgt, in_reach, reach, shoots, d, rng, prep, pap):
+def _guard(T, X, G, seed, a, in_reach, reach, shoots, d, rng, prep, pap):
     """Hold ground; strike what comes into reach, else keep an action readied. A readied
     Attack of Opportunity is kept while an enemy in reach still has to move in."""
     K = T[0]
     S, D = X[0], X[1]
     want = K[a, K_READY_PREF]
     ready_now = S[a, S_READY]
-    any_near, any_coming, best, best_d = False, False, -1, FAR
+    any_near, any_coming = False, False
     for j in range(S.shape[0]):
         if A.is_enemy(K, a, j) and S[j, S_STATUS] == A.STANDING and D[a, j] <= reach:
             any_near = True
             if D[a, j] > 1 or S[j, S_PREP_ACTION] == CHARGE:
                 any_coming = True
-            if D[a, j] < best_d:
-                best, best_d = j, D[a, j]
     holding = ready_now == A.READY_OPPORTUNITY or (prep == OPPORTUNITY and pap > 0)
     keep_ready = holding and any_coming and want == A.READY_OPPORTUNITY
     threat_near = any_near and not keep_ready
     if threat_near and not in_reach:
-        S[a, S_TARGET] = best  # keep a target still in reach (and its preparation)
+        S[a, S_TARGET] = nearest_within(T, X, G, seed, a, reach, 2)  # keep a target still in reach
     if threat_near or (shoots and d <= rng):
         return ATTACK, NO_MOVE
     if want != A.READY_NONE and ready_now != want:

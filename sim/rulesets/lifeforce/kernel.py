@@ -27,8 +27,9 @@ STALL_ROUNDS = 500  # as sim/engine.py: nothing changed for this long, nobody ca
 ROLL_OFFS = 3
 
 _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-# Large rule steps are compiled once each and called, not inlined at every call
-# site: inlining them all into one function made the compile take many minutes.
+# Rule steps are compiled one by one and called (LLVM still inlines the small ones):
+# inlining them all at the Numba level made one function so large that its compile
+# took many minutes and gigabytes.
 _step = njit(cache=True, nogil=True, _nrt=False)
 
 

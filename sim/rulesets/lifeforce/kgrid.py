@@ -22,8 +22,9 @@ _NX = np.array([1, -1, 0, 0, 1, 1, -1, -1], dtype=np.int64)
 _NY = np.array([0, 0, 1, -1, 1, -1, 1, -1], dtype=np.int64)
 
 _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-# Large rule steps are compiled once each and called, not inlined at every call
-# site: inlining them all into one function made the compile take many minutes.
+# Rule steps are compiled one by one and called (LLVM still inlines the small ones):
+# inlining them all at the Numba level made one function so large that its compile
+# took many minutes and gigabytes.
 _step = njit(cache=True, nogil=True, _nrt=False)
 
 

@@ -23,8 +23,9 @@ from sim.rulesets.lifeforce.layout import (
     W_LOADING, W_RANGE, W_REACH, W_UNARMED)
 
 _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-# Large rule steps are compiled once each and called, not inlined at every call
-# site: inlining them all into one function made the compile take many minutes.
+# Rule steps are compiled one by one and called (LLVM still inlines the small ones):
+# inlining them all at the Numba level made one function so large that its compile
+# took many minutes and gigabytes.
 _step = njit(cache=True, nogil=True, _nrt=False)
 TIE_RETRIES = 16  # rerolled ties: sixteen in a row is as good as never
 
@@ -220,14 +221,9 @@ def weapon_attack(T, X, G, seed, ev, cnt, a, tgt, w, ranged):
 @_step
 def charge(T, X, G, seed, ev, cnt, a, tgt, in_reach, mw):
     """The charge's attack: +10 Offence and +2 damage against the target, or any enemy in reach."""
-    K, W = T[0], T[1]
-    S, D = X[0], X[1]
-    victim = tgt if in_reach else -1
-    if victim < 0:
-        best_d = grid.FAR
-        for j in range(S.shape[0]):
-            if A.is_enemy(K, a, j) and S[j, S_STATUS] == A.STANDING and D[a, j] <= W[mw, W_REACH] and D[a, j] < best_d:
-                victim, best_d = j, D[a, j]
+    W = T[1]
+    S = X[0]
+    victim = tgt if in_reach else P.nearest_within(T, X, G, seed, a, W[mw, W_REACH], 3)
     S[a, S_CHARGES] += 1
     if victim >= 0:
         A.attack(T, X, G, seed, ev, cnt, a, victim, mw, A.TB.CHARGE_OFFENCE, A.TB.CHARGE_DAMAGE, A.VERB_CHARGE)
