@@ -3,7 +3,8 @@
 For every shipped scenario: win rates, mean rounds and per-combatant means (attacks,
 hits, damage dealt, shield blocks) from both engines at the same n, with the difference
 in standard errors, and skirmishes per CPU-second of each. Usage:
-    python -m benchmarks.agree_lifeforce [n] [engine: both|numpy|kernel] [scenario ...]
+    python -m benchmarks.agree_lifeforce [n] [engine: numpy|kernel] [scenario ...] [path=value ...]
+(path=value: overrides, e.g. rules.prepared_target=any, to hold a fix's change apart.)
 """
 from __future__ import annotations
 
@@ -53,8 +54,8 @@ def play_kernel(scen, n, seed, max_rounds):
     return ruleset.play(setup, seed, 0, n, max_rounds)
 
 
-def measure(path, n, engine):
-    scen = load_scenario(path)
+def measure(path, n, engine, overrides=None):
+    scen = load_scenario(path, overrides or None)
     seed, max_rounds = int(scen.run["seed"]), int(scen.run["max_rounds"])
     fn = play_numpy if engine == "numpy" else play_kernel
     if engine == "kernel":
@@ -68,8 +69,10 @@ def measure(path, n, engine):
 def main(argv):
     n = int(argv[0]) if argv else 20000
     engine = argv[1] if len(argv) > 1 else "kernel"
-    paths = [Path(p) for p in argv[2:]] or SCENARIOS
-    result = {p.stem: measure(p, n, engine) for p in paths}
+    import yaml
+    overrides = {a.split("=", 1)[0]: yaml.safe_load(a.split("=", 1)[1]) for a in argv[2:] if "=" in a}
+    paths = [Path(p) for p in argv[2:] if "=" not in p] or SCENARIOS
+    result = {p.stem: measure(p, n, engine, overrides) for p in paths}
     print(json.dumps(result, indent=1))
 
 
