@@ -94,7 +94,7 @@ def nearest_within(T, X, G, seed, a, reach, purpose):
     return targeting.choose(targeting.NEAREST, CAND, HEALTH, DIST, -1, noise(G, seed, a, purpose))
 
 
-@_step
+@_inline
 def update_target(T, X, G, seed, a):
     """Keep a standing target (forced by Threaten or a grapple), else re-pick; returns why it changed."""
     K, W = T[0], T[1]
@@ -206,7 +206,7 @@ def observe(T, X, G, a, nearest):
         OBS[o] = v
 
 
-@_step
+@_inline
 def plan(T, X, G, seed, a, why_target):
     """(action, movement mode, whom to move toward / away from, stop distance, why) for a's turn."""
     K, W, R, COND = T[0], T[1], T[2], T[3]

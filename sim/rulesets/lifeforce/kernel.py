@@ -58,7 +58,7 @@ def _goes_before(K, S, RU, i, j):
     return i < j
 
 
-@_step
+@_inline
 def turn_order(K, X):
     """Insertion sort of the creatures into ORDER (stable: equal keys keep index order)."""
     S, RU, ORDER, POSN = X[0], X[4], X[11], X[13]
@@ -76,7 +76,7 @@ def turn_order(K, X):
         POSN[ORDER[i]] = i
 
 
-@_step
+@_inline
 def start_phase(T, X, G, ev, cnt):
     """Both grapplers decide whether to contest; if neither does, the grapple ends."""
     K = T[0]
@@ -129,7 +129,7 @@ def trace_round(T, X, G, ev, cnt, rnd):
         emit(ev, cnt, E.EV_POS, rnd, c, S[c, S_X], S[c, S_Y], S[c, S_STATUS], 0, 0)
 
 
-@_step
+@_inline
 def play_round(T, X, G, seed, ev, cnt, rnd):
     """One round; returns the winner code (UNFINISHED while the fight goes on)."""
     K, R = T[0], T[2]
@@ -198,7 +198,7 @@ def place(T, X, G, seed):
                 taken += 1
 
 
-@_step
+@_inline
 def init_skirmish(T, X, G, seed, START, i, has_start):
     K = T[0]
     S, D, FOCUS = X[0], X[1], X[5]

@@ -63,7 +63,7 @@ def take_turn(T, X, G, seed, ev, cnt, a):
     act(T, X, G, seed, ev, cnt, a, desired)
 
 
-@_step
+@_inline
 def declare(T, X, G, ev, cnt, a, desired, why, why_target):
     """Begin a new preparation where the choice differs from it; returns the action the turn works on."""
     R = T[2]
@@ -110,7 +110,7 @@ def declare(T, X, G, ev, cnt, a, desired, why, why_target):
     return desired
 
 
-@_step
+@_inline
 def do_move(T, X, G, seed, ev, cnt, a, desired, move, goal, stop):
     K, W, R = T[0], T[1], T[2]
     S, D, Q = X[0], X[1], X[2]
@@ -145,7 +145,7 @@ def do_move(T, X, G, seed, ev, cnt, a, desired, move, goal, stop):
     A.opportunity_attacks(T, X, G, seed, ev, cnt, a, A.TRIGGER_MOVES)
 
 
-@_step
+@_inline
 def act(T, X, G, seed, ev, cnt, a, desired):
     """One more action point; the prepared action is made once it has its Activation Time."""
     K, W, R, NEED = T[0], T[1], T[2], T[17]
