@@ -181,7 +181,7 @@ def _applicable(K, W, R, S, att, tgt, w, s, second):
     return True
 
 
-@_step
+@_inline
 def buy_stunts(T, X, G, seed, att, tgt, w, points):
     """Spend stunt points in the buying order; returns Dual Strike's second target or -1."""
     K, W, R, COSTS, PRIO = T[0], T[1], T[2], T[5], T[6]
@@ -213,7 +213,7 @@ def _check_die(R, G, seed, att, ordinal, j):
     return keyed.die(R[R_ATTACK_DIE], seed, G[0], G[1], SITE_STUNT_CHECK, att, ordinal * 4 + j)
 
 
-@_step
+@_inline
 def apply_stunts(T, X, G, seed, ev, cnt, att, tgt, w, total, ordinal):
     """Effects of the stunts in BOUGHT; a Skirmish step queues the Attacks of Opportunity it provokes."""
     K, W, R = T[0], T[1], T[2]

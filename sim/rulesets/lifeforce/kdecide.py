@@ -138,7 +138,7 @@ def threats_declared(K, S, a):
     return n
 
 
-@_step
+@_inline
 def block_in_time(T, X, a):
     """Whether a Shield Block begun now (2 AP) is ready before every declared attack on `a`
     lands: otherwise answering a threat throws away a phase for nothing."""
@@ -278,7 +278,7 @@ def plan(T, X, G, seed, a, why_target):
     return desired, move, goal, stop, why
 
 
-@_step
+@_inline
 def _guard(T, X, G, seed, a, in_reach, reach, shoots, d, rng, prep, pap):
     """Hold ground; strike what comes into reach, else keep an action readied. A readied
     Attack of Opportunity is kept while an enemy in reach still has to move in."""

@@ -202,7 +202,7 @@ def act(T, X, G, seed, ev, cnt, a, desired):
         S[a, S_PREP_AP] = need  # fully prepared, it waits until it can be made
 
 
-@_step
+@_inline
 def weapon_attack(T, X, G, seed, ev, cnt, a, tgt, w, ranged):
     W = T[1]
     S, D, Q = X[0], X[1], X[2]
@@ -218,7 +218,7 @@ def weapon_attack(T, X, G, seed, ev, cnt, a, tgt, w, ranged):
     A.attack(T, X, G, seed, ev, cnt, a, tgt, w, 0, 0, A.VERB_ATTACK)
 
 
-@_step
+@_inline
 def charge(T, X, G, seed, ev, cnt, a, tgt, in_reach, mw):
     """The charge's attack: +10 Offence and +2 damage against the target, or any enemy in reach."""
     W = T[1]
