@@ -170,3 +170,19 @@ def test_flee_leaves_the_fight():
     r = sim.run(data, n=300, seed=8)
     states = set(_per(r, "B")["final_state"].astype(str))
     assert "fled" in states and "unconscious" not in states
+
+
+def test_a_skirmish_may_start_from_carried_damage():
+    from sim.scenario import load_scenario
+    scen = load_scenario(duel())
+    rs = scen.ruleset
+    setup = rs.build(scen)
+    n = 400
+    fresh = rs.play(setup, 3, 0, n, 40)
+    hurt = rs.play(setup, 3, 0, n, 40, start={"damage_taken": np.tile([0, 30], (n, 1))})
+    # B starts with 10 of its 40 hit points: A wins far more often, and B's carried hit
+    # points show in hp_left where it never got hit.
+    assert (hurt.winner == 0).mean() > (fresh.winner == 0).mean() + 0.2
+    assert hurt.per_combatant["hp_left"][:, 1].max() <= 10
+    with pytest.raises(ValueError, match="can start from"):
+        rs.play(setup, 3, 0, 4, 40, start={"morale": np.zeros((4, 2))})
