@@ -69,8 +69,10 @@ class Fighter:
         self.sb = int(sb * rules["two_handed_multiplier"]) if w["two_handed"] else sb  # truncated
         self.armoured = w["damage_type"] in T.ARMOURED_TYPES
         self.penetration = w["armor_penetration"]
-        self.split = [grid.cells(m) if m > 0 else 0 for m in (int(T.movement_split(st["movement"], p))
-                                                                for p in range(T.PHASES))]
+        # Cells a phase, the metres counted cumulatively and rounded down (never farther than Movement).
+        metres = [sum(int(T.movement_split(st["movement"], q)) for q in range(p + 1)) for p in range(T.PHASES)]
+        cells = [int(m / grid.cell_size + 1e-9) for m in metres]
+        self.split = [c - (cells[p - 1] if p else 0) for p, c in enumerate(cells)]
         self.shield = st["shield"]
         self.blocks = (st["shield"] is not None and "shield_block" in st["reactions"]
                        and pol.params["use_reaction"] in ("any", "shield_block")
@@ -199,7 +201,8 @@ def skirmish(fs, dist0, rules, rng: random.Random, max_rounds: int):
                 g = fs[b]
                 t = tally[a]
                 t[0] += 1
-                defence = 50 + (0 if flat and g.surprised else g.dodge) + (10 if ds[b] else 0)
+                # Flat-Footed loses Dodge's bonus; a negative Dodge still counts.
+                defence = 50 + (min(g.dodge, 0) if flat and g.surprised else g.dodge) + (10 if ds[b] else 0)
                 margin = randint(1, die) + f.offence - defence
                 if margin <= 0:
                     continue  # ties go to the defender
@@ -217,7 +220,7 @@ def skirmish(fs, dist0, rules, rng: random.Random, max_rounds: int):
                     dmg = max(int(rolled * mult) - armor, 0)
                 else:
                     dmg = int(max(rolled - armor, 0) * mult)
-                if reaction[b]:  # Shield Block by Reaction, on the first hit of the round
+                if reaction[b] and dmg > 0:  # Shield Block by Reaction, on the first hit armour does not stop
                     reaction[b] = False
                     tally[b][4] += 1
                     sh = g.shield

@@ -1,5 +1,6 @@
 """The Lifeforce ruleset on the engine: exact rates by simulation, grapple track, CLI."""
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -8,7 +9,6 @@ import numpy as np
 import pytest
 
 import sim
-from sim.engine import Batch
 from sim.errors import ScenarioError
 from sim.rulesets.lifeforce import tables as T
 from sim.rulesets.lifeforce.attacks import hit_probability, stunt_point_distribution
@@ -86,38 +86,30 @@ def test_steady_attacker_makes_at_most_two_attacks_a_round():
     assert (per["attacks"] == 12).all()
 
 
-def _one_round(data, seed=0):
-    scen = load_scenario(data)
-    rs = scen.ruleset
-    setup = rs.build(scen)
-    batch = Batch(np.random.default_rng(seed), 64)
-    state = rs.init(setup, batch)
-    batch.round = 1
-    rs.step(setup, state, batch)
-    return setup, state
-
-
 def test_grapple_track_in_play():
     # A wrestler that cannot lose a check: engage in phase 1, Held after the phase-2 check,
-    # Pinned (and its victim Prone) after phase 3, and it stays dominant.
+    # Pinned (and its victim Prone) after phase 3, and it stays dominant through phase 4.
     w = fighter("W", athletics=300, reaction=90)
     pol = {"family": "grappler", "contest_grapple": "always"}
-    setup, state = _one_round(duel(w, fighter("D"), pa=pol))
-    assert (state.partner[:, 0] == 1).all() and (state.partner[:, 1] == 0).all()
-    assert (state.track[:, 0] == T.PINNED).all()
-    assert state.dominant[:, 0].all() and not state.dominant[:, 1].any()
-    assert state.prone[:, 1].all()
-    assert (state.grapples_won[:, 0] == 1).all()
+    r = sim.run(duel(w, fighter("D"), pa=pol), n=64, seed=0, max_rounds=1)
+    per = lambda name: r.combatants[r.combatants["combatant"] == name]
+    assert (per("W")["grapples_won"] == 1).all() and (per("W")["grapple_checks_won"] == 3).all()
+    assert per("D")["ended_prone"].all() and (per("D")["grapple_checks_won"] == 0).all()
+    text = sim.trace(duel(w, fighter("D"), pa=pol), n=3, max_rounds=1)
+    checks = re.findall(r"Grappling check: .*: (\w+) dominant, (\w+)\.", text)
+    assert checks == [("W", "HELD"), ("W", "PINNED"), ("W", "PINNED")]
 
 
 def test_grapple_ends_when_neither_contests():
     w = fighter("W", athletics=300, reaction=90)
     pol = {"family": "grappler", "contest_grapple": "never"}
-    setup, state = _one_round(duel(w, fighter("D"), pa=pol, pb={"family": "steady", "contest_grapple": "never"}))
+    r = sim.run(duel(w, fighter("D"), pa=pol, pb={"family": "steady", "contest_grapple": "never"}), n=64, seed=0,
+                max_rounds=1)
     # Each phase the untended grapple lapses at the start and the grappler engages anew:
-    # four engagements, and the track never gets past Grappling.
-    assert (state.grapples_won[:, 0] == 4).all()
-    assert (state.track == T.GRAPPLING).all()
+    # four engagements, and no grappling check is ever made.
+    w_rows = r.combatants[r.combatants["combatant"] == "W"]
+    assert (w_rows["grapples_won"] == 4).all()
+    assert r.combatants["grapple_checks_won"].sum() == 0
 
 
 def test_hastened_acts_first_in_the_trace():
@@ -158,7 +150,7 @@ def test_bad_input_is_a_scenario_error():
 def test_condition_table_override_changes_prone():
     data = duel(rules={"conditions": {"prone": {"offence": -30}}})
     setup = load_scenario(data).ruleset.build(load_scenario(data))
-    assert setup.cond["offence"][T.COND["prone"]] == -30
+    assert setup.legacy.cond["offence"][T.COND["prone"]] == -30
 
 
 def test_cli_json_and_rules():
@@ -255,11 +247,10 @@ def test_focus_mode_makes_a_side_share_its_target():
     data = duel(pa={"family": "steady", "stunts": "none", "target": "focus"})
     data["sides"]["a"]["combatants"] = [fighter("A1"), fighter("A2")]
     data["sides"]["b"]["combatants"] = [fighter("B1", hp=400), fighter("B2", hp=400)]
-    scen = load_scenario(data)
-    setup = scen.ruleset.build(scen)
-    batch = Batch(np.random.default_rng(3), 200)
-    state = scen.ruleset.init(setup, batch)
-    batch.round = 1
-    scen.ruleset.step(setup, state, batch)
-    assert (state.target[:, 0] == state.target[:, 1]).all()
-    assert set(np.unique(state.target[:, 0])) == {2, 3}  # either enemy, chosen at random
+    chosen = set()
+    for k in range(12):
+        text = sim.trace(data, skirmish=k, n=12, max_rounds=1)
+        targets = set(re.findall(r"A\d attacks (B\d)", text))
+        assert len(targets) == 1  # both share one target
+        chosen |= targets
+    assert chosen == {"B1", "B2"}  # either enemy, chosen at random

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from sim.errors import ScenarioError
 from sim.policy import TARGET_MODES
-from sim.rulesets.lifeforce import engine, schema
+from sim.rulesets.lifeforce import engine, kplay, schema
 from sim.rulesets.lifeforce import tables as T
 
 
@@ -24,11 +24,13 @@ class Lifeforce:
     # scenario's `armory:` names its own weapons.
     weapon_lists = ("weapons",)
 
-    build = staticmethod(engine.build)
-    init = staticmethod(engine.init)
-    step = staticmethod(engine.step)
-    is_over = staticmethod(engine.is_over)
-    outcome = staticmethod(engine.outcome)
+    # The compiled kernel (kernel.py and the k*.py modules it inlines) plays every rule.
+    compiled = True
+    build = staticmethod(kplay.build)
+    play = staticmethod(kplay.play)
+    trace = staticmethod(kplay.trace)
+    warm = staticmethod(kplay.warm)
+    outcome_columns = kplay.OUTCOME_COLUMNS
 
     @staticmethod
     def check(scenario) -> None:
@@ -55,3 +57,17 @@ class Lifeforce:
 
 
 RULESET = Lifeforce()
+
+
+class LifeforceNumpy(Lifeforce):
+    """The NumPy batch engine the kernel replaced, without the kernel's fixes; kept only
+    for benchmarks/agree_lifeforce.py (before / after tables) until it goes away."""
+    compiled = False
+    build = staticmethod(engine.build)
+    init = staticmethod(engine.init)
+    step = staticmethod(engine.step)
+    is_over = staticmethod(engine.is_over)
+    outcome = staticmethod(engine.outcome)
+
+
+LEGACY = LifeforceNumpy()

@@ -168,7 +168,8 @@ POLICY_FIELDS = {
     "abandon_when_out_of_reach": Field("bool", True, "drop a prepared attack whose target has left reach when "
                                        "another enemy is in reach (losing the preparation)"),
     "answer_threats": Field("bool", False, "switch to readying a Shield Block when an enemy has declared an "
-                            "attack on it and its Reaction is spent"),
+                            "attack on it and its Reaction is spent, if the block is ready before that attack "
+                            "lands and nothing prepared is lost for it"),
     "run": Field("bool", True, "Run when the target is too far to reach this phase and the next"),
 }
 

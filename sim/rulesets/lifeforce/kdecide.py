@@ -1,0 +1,358 @@
+"""Choosing in the Lifeforce kernel: targets, the family's plan, scripted rules, observations.
+
+One creature at a time, in the order the NumPy engine decided its rows: keep or re-pick
+the target, let the family choose an action and a way to move, let conditions forbid,
+let scripted rules override, and let conditions forbid again (a Held creature begins
+nothing, whatever its rules say).
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from sim import keyed, policy_vm, targeting
+from sim.rulesets.lifeforce import katt as A
+from sim.rulesets.lifeforce import kgrid as grid
+from sim.rulesets.lifeforce import ktrace as E
+from sim.rulesets.lifeforce.layout import (
+    K_ABANDON_MELEE, K_ANSWER, K_FAMILY, K_HAS_SHIELD, K_HP, K_KEEP_CELLS, K_RANGED_W, K_READY_PREF, K_RUN,
+    K_SIDE, K_TARGET_MODE, K_WANTS_NEAREST, K_SCRIPTED, K_SPLIT0,
+    R_ANY_FOCUS, R_ATTACK_DIE, R_CHARGE_MOVES_ATTACK, R_GRAPPLE_REROLL, R_RECOVER_AP,
+    S_DISARMED, S_DOMINANT, S_HP, S_PARTNER, S_PREP_ACTION, S_PREP_AP, S_PREP_TARGET, S_PRONE,
+    S_REACTION_LEFT, S_READY, S_STATUS, S_TARGET, S_THREAT_BY, S_TRACK, S_X, S_Y,
+    W_RANGE, W_REACH, W_UNARMED)
+
+ATTACK, CHARGE, RUN, GRAPPLE, BLOCK, OPPORTUNITY, HOLD, STEP_BACK, FLEE, STAND, RECOVER = range(11)
+STEADY, CHARGER, SKIRMISHER, GUARDIAN, GRAPPLER = range(5)
+NO_MOVE, TOWARD, AWAY, LINE = range(4)
+OBSERVATIONS = ("round", "phase", "hp", "health", "distance", "target_distance", "in_reach", "prepared",
+                "reaction_left", "grappled", "dominant", "grapple_track", "prone", "disarmed", "threatened",
+                "threat_declared", "allies_standing", "enemies_standing")
+(O_ROUND, O_PHASE, O_HP, O_HEALTH, O_DISTANCE, O_TARGET_DISTANCE, O_IN_REACH, O_PREPARED, O_REACTION_LEFT,
+ O_GRAPPLED, O_DOMINANT, O_TRACK, O_PRONE, O_DISARMED, O_THREATENED, O_THREAT_DECLARED, O_ALLIES,
+ O_ENEMIES) = range(len(OBSERVATIONS))
+FAR = grid.FAR
+
+_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+# Rule steps are compiled one by one and called (LLVM still inlines the small ones):
+# inlining them all at the Numba level made one function so large that its compile
+# took many minutes and gigabytes.
+_step = njit(cache=True, nogil=True, _nrt=False)
+
+
+@_inline
+def no_prep(action):
+    """Choices that prepare nothing and keep what is prepared."""
+    return action == HOLD or action == STEP_BACK or action == FLEE
+
+
+@_inline
+def targeted(action):
+    return action == ATTACK or action == CHARGE or action == GRAPPLE
+
+
+@_inline
+def noise(G, seed, a, purpose):
+    return keyed.uniform(seed, G[0], G[1], A.SITE_TARGET, a, G[2] * 8 + purpose)
+
+
+@_step
+def pick_target(T, X, G, seed, a, mode):
+    """A new target by mode; a side without a standing focus adopts a focus-mode pick."""
+    K = T[0]
+    S, D, FOCUS, CAND, HEALTH, DIST = X[0], X[1], X[5], X[6], X[7], X[8]
+    for j in range(S.shape[0]):
+        CAND[j] = A.is_enemy(K, a, j) and S[j, S_STATUS] == A.STANDING
+        HEALTH[j] = S[j, S_HP]
+        DIST[j] = D[a, j]
+    side = K[a, K_SIDE]
+    focus = FOCUS[side]
+    ok = focus >= 0 and CAND[focus]
+    chosen = targeting.choose(mode, CAND, HEALTH, DIST, focus if ok else -1, noise(G, seed, a, 0))
+    if mode == targeting.FOCUS and not ok and chosen >= 0:
+        FOCUS[side] = chosen
+    return chosen
+
+
+@_inline
+def nearest_enemy(K, S, D, a):
+    best, best_d = -1, FAR
+    for j in range(S.shape[0]):
+        if A.is_enemy(K, a, j) and S[j, S_STATUS] == A.STANDING and D[a, j] < best_d:
+            best, best_d = j, D[a, j]
+    return best
+
+
+@_inline
+def nearest_within(T, X, G, seed, a, reach, purpose):
+    """The nearest standing enemy within `reach` of a, ties broken at random, or -1."""
+    K = T[0]
+    S, D, CAND, HEALTH, DIST = X[0], X[1], X[6], X[7], X[8]
+    for j in range(S.shape[0]):
+        CAND[j] = A.is_enemy(K, a, j) and S[j, S_STATUS] == A.STANDING and D[a, j] <= reach
+        HEALTH[j] = 0.0
+        DIST[j] = D[a, j]
+    return targeting.choose(targeting.NEAREST, CAND, HEALTH, DIST, -1, noise(G, seed, a, purpose))
+
+
+@_inline
+def update_target(T, X, G, seed, a):
+    """Keep a standing target (forced by Threaten or a grapple), else re-pick; returns why it changed."""
+    K, W = T[0], T[1]
+    S, D = X[0], X[1]
+    cur = S[a, S_TARGET]
+    before = cur
+    why = E.WHY_NEW_TARGET
+    ok = cur >= 0 and S[cur, S_STATUS] == A.STANDING
+    mode = K[a, K_TARGET_MODE]
+    if not ok or (mode == targeting.FOCUS and T[2][R_ANY_FOCUS]):
+        new = pick_target(T, X, G, seed, a, mode)
+        if not ok:
+            cur = new
+    if K[a, K_ABANDON_MELEE]:
+        reach = W[A.melee_weapon(K, S, a), W_REACH]
+        if D[a, max(cur, 0)] > reach:
+            best = nearest_within(T, X, G, seed, a, reach, 1)
+            if best >= 0:
+                cur = best
+                why = E.WHY_TARGET_LEFT_REACH
+    threat = S[a, S_THREAT_BY]
+    if threat >= 0 and S[threat, S_STATUS] == A.STANDING:
+        if cur != threat:
+            why = E.WHY_THREAT
+        cur = threat
+    if S[a, S_PARTNER] >= 0:
+        if cur != S[a, S_PARTNER]:
+            why = E.WHY_GRAPPLE
+        cur = S[a, S_PARTNER]
+    S[a, S_TARGET] = cur
+    return why if cur != before else E.WHY_NEW_TARGET
+
+
+@_inline
+def threats_declared(K, S, a):
+    n = 0
+    for j in range(S.shape[0]):
+        if (A.is_enemy(K, a, j) and S[j, S_STATUS] == A.STANDING and S[j, S_PREP_AP] > 0
+                and (S[j, S_PREP_ACTION] == ATTACK or S[j, S_PREP_ACTION] == CHARGE) and S[j, S_PREP_TARGET] == a):
+            n += 1
+    return n
+
+
+@_inline
+def block_in_time(T, X, a):
+    """Whether a Shield Block begun now (2 AP) is ready before every declared attack on `a`
+    lands: otherwise answering a threat throws away a phase for nothing."""
+    K, NEED = T[0], T[17]
+    S, POSN = X[0], X[13]
+    mine = 2 - (S[a, S_PREP_AP] if S[a, S_PREP_ACTION] == BLOCK else 0)
+    for j in range(S.shape[0]):
+        if (A.is_enemy(K, a, j) and S[j, S_STATUS] == A.STANDING and S[j, S_PREP_AP] > 0
+                and (S[j, S_PREP_ACTION] == ATTACK or S[j, S_PREP_ACTION] == CHARGE) and S[j, S_PREP_TARGET] == a):
+            theirs = NEED[S[j, S_PREP_ACTION]] - S[j, S_PREP_AP]
+            if mine > theirs or (mine == theirs and POSN[a] > POSN[j]):
+                return False
+    return True
+
+
+@_step
+def observe(T, X, G, a, nearest):
+    """Fill the observations a's rules read (and only those)."""
+    K, W, READS, CELL = T[0], T[1], T[14], T[18]
+    S, D, OBS = X[0], X[1], X[9]
+    tgt = S[a, S_TARGET]
+    td = D[a, tgt] if tgt >= 0 else FAR
+    for o in range(len(OBSERVATIONS)):
+        if not READS[a, o]:
+            continue
+        v = 0.0
+        if o == O_ROUND:
+            v = G[1]
+        elif o == O_PHASE:
+            v = G[2] + 1
+        elif o == O_HP:
+            v = S[a, S_HP]
+        elif o == O_HEALTH:
+            v = S[a, S_HP] / K[a, K_HP]
+        elif o == O_DISTANCE:
+            v = (D[a, nearest] if nearest >= 0 else FAR) * CELL[0]
+        elif o == O_TARGET_DISTANCE:
+            v = td * CELL[0]
+        elif o == O_IN_REACH:
+            v = 1.0 if td <= W[A.melee_weapon(K, S, a), W_REACH] else 0.0
+        elif o == O_PREPARED:
+            v = S[a, S_PREP_AP]
+        elif o == O_REACTION_LEFT:
+            v = S[a, S_REACTION_LEFT]
+        elif o == O_GRAPPLED:
+            v = 1.0 if S[a, S_TRACK] > 0 else 0.0
+        elif o == O_DOMINANT:
+            v = S[a, S_DOMINANT]
+        elif o == O_TRACK:
+            v = S[a, S_TRACK]
+        elif o == O_PRONE:
+            v = S[a, S_PRONE]
+        elif o == O_DISARMED:
+            v = S[a, S_DISARMED]
+        elif o == O_THREATENED:
+            v = 1.0 if S[a, S_THREAT_BY] >= 0 else 0.0
+        elif o == O_THREAT_DECLARED:
+            v = threats_declared(K, S, a)
+        else:
+            n = 0
+            for j in range(S.shape[0]):
+                if S[j, S_STATUS] == A.STANDING and (A.is_enemy(K, a, j) == (o == O_ENEMIES)):
+                    n += 1
+            v = n
+        OBS[o] = v
+
+
+@_inline
+def plan(T, X, G, seed, a, why_target):
+    """(action, movement mode, whom to move toward / away from, stop distance, why) for a's turn."""
+    K, W, R, COND = T[0], T[1], T[2], T[3]
+    S, D = X[0], X[1]
+    p = G[2]
+    tgt = S[a, S_TARGET]
+    has_tgt = tgt >= 0
+    d = D[a, tgt] if has_tgt else FAR
+    mw = A.melee_weapon(K, S, a)
+    reach = W[mw, W_REACH]
+    rw = K[a, K_RANGED_W]
+    shoots = rw >= 0 and S[a, S_DISARMED] == 0
+    rng = W[rw, W_RANGE] if shoots else 0
+    mv, mv2 = K[a, K_SPLIT0 + p], K[a, K_SPLIT0 + (p + 1) % 4]
+    in_reach = d <= reach
+    melee_now = (in_reach and W[mw, W_UNARMED] == 0) or not shoots
+    prep, pap = S[a, S_PREP_ACTION], S[a, S_PREP_AP]
+    fam = K[a, K_FAMILY]
+    nearest = nearest_enemy(K, S, D, a) if K[a, K_WANTS_NEAREST] else -1
+    dn = D[a, nearest] if nearest >= 0 else FAR
+    why = E.WHY_FAMILY if why_target == E.WHY_NEW_TARGET else why_target
+
+    # Steady: attack; walk into reach (or range); run when it is two phases away.
+    desired, move, goal = ATTACK, TOWARD, tgt
+    stop = reach if melee_now else rng
+    if K[a, K_RUN] and d - stop > mv + mv2 and not (prep == ATTACK and pap > 0):
+        desired = RUN
+    if fam == CHARGER:
+        charge_reach = mv + (mv2 if R[R_CHARGE_MOVES_ATTACK] else 0)
+        t = max(tgt, 0)
+        ddx, ddy = grid.sign(S[t, S_X] - S[a, S_X]), grid.sign(S[t, S_Y] - S[a, S_Y])
+        steps = grid.line_steps(S[a, S_X], S[a, S_Y], ddx, ddy,
+                                S[t, S_X], S[t, S_Y], reach, charge_reach)
+        if (not in_reach and d - reach >= 1 and steps > 0) or (prep == CHARGE and pap > 0):
+            desired, move = CHARGE, LINE
+        stop = reach
+    elif fam == SKIRMISHER:
+        # Keep its distance from the nearest enemy, but not by stepping out of its reach.
+        if nearest >= 0 and shoots:
+            their_reach = W[A.melee_weapon(K, S, nearest), W_REACH]
+            if their_reach < dn < K[a, K_KEEP_CELLS]:
+                move, goal, desired = AWAY, nearest, ATTACK
+    elif fam == GUARDIAN:
+        desired, move = _guard(T, X, G, seed, a, in_reach, reach, shoots, d, rng, prep, pap)
+    elif fam == GRAPPLER:
+        if S[a, S_PARTNER] < 0 and S[max(tgt, 0), S_PARTNER] < 0 and grapple_pays(T, X, a, max(tgt, 0)):
+            desired = RUN if (K[a, K_RUN] and d - 1 > mv) else GRAPPLE
+            stop = 1
+    inside = S[a, S_PARTNER] >= 0
+    if inside:
+        desired, move = ATTACK, NO_MOVE
+    if K[a, K_ANSWER] and K[a, K_HAS_SHIELD] and not inside:
+        # Answer a declared attack with a Shield Block only when it is ready in time and
+        # nothing prepared is thrown away for it.
+        if (threats_declared(K, S, a) > 0 and S[a, S_REACTION_LEFT] == 0 and S[a, S_READY] != A.READY_BLOCK
+                and (pap == 0 or prep == BLOCK) and block_in_time(T, X, a)):
+            desired, move, why = BLOCK, NO_MOVE, E.WHY_THREAT
+    if S[a, S_PRONE] and not inside:
+        desired, why = STAND, E.WHY_CONDITION
+    elif R[R_RECOVER_AP] > 0 and S[a, S_DISARMED] and not inside:
+        desired, move, why = RECOVER, NO_MOVE, E.WHY_CONDITION
+    if not has_tgt or not A.cond_allows(S, COND, a, A.C_BEGINS):
+        desired = HOLD
+    if not has_tgt or not A.cond_allows(S, COND, a, A.C_MOVES):
+        move = NO_MOVE
+    if K[a, K_SCRIPTED]:
+        desired, move, goal, stop, why = _scripted(T, X, G, seed, a, desired, move, goal, stop, why, reach, rng,
+                                                   melee_now, nearest)
+    return desired, move, goal, stop, why
+
+
+@_inline
+def _guard(T, X, G, seed, a, in_reach, reach, shoots, d, rng, prep, pap):
+    """Hold ground; strike what comes into reach, else keep an action readied. A readied
+    Attack of Opportunity is kept while an enemy in reach still has to move in."""
+    K = T[0]
+    S, D = X[0], X[1]
+    want = K[a, K_READY_PREF]
+    ready_now = S[a, S_READY]
+    any_near, any_coming = False, False
+    for j in range(S.shape[0]):
+        if A.is_enemy(K, a, j) and S[j, S_STATUS] == A.STANDING and D[a, j] <= reach:
+            any_near = True
+            if D[a, j] > 1 or S[j, S_PREP_ACTION] == CHARGE:
+                any_coming = True
+    holding = ready_now == A.READY_OPPORTUNITY or (prep == OPPORTUNITY and pap > 0)
+    keep_ready = holding and any_coming and want == A.READY_OPPORTUNITY
+    threat_near = any_near and not keep_ready
+    if threat_near and not in_reach:
+        S[a, S_TARGET] = nearest_within(T, X, G, seed, a, reach, 2)  # keep a target still in reach
+    if threat_near or (shoots and d <= rng):
+        return ATTACK, NO_MOVE
+    if want != A.READY_NONE and ready_now != want:
+        return (BLOCK if want == A.READY_BLOCK else OPPORTUNITY), NO_MOVE
+    return HOLD, NO_MOVE
+
+
+@_step
+def grapple_pays(T, X, a, b):
+    """Engage only when the contested Athletics check is at least as likely won as not
+    (the engager must beat the defender: a tie fails, or is rolled again under
+    `grapple_ties: reroll`), counting the faces of both dice."""
+    K, R = T[0], T[2]
+    die = R[R_ATTACK_DIE]
+    diff = A.grapple_mod(K, R, a, True) - A.grapple_mod(K, R, b, False)
+    wins = ties = 0
+    for x in range(1, die + 1):
+        # y with x + diff > y, and y == x + diff, among 1..die
+        wins += min(max(x + diff - 1, 0), die)
+        ties += 1 if 1 <= x + diff <= die else 0
+    losses = die * die - wins - ties
+    return wins >= losses if R[R_GRAPPLE_REROLL] else wins >= losses + ties
+
+
+@_step
+def _scripted(T, X, G, seed, a, desired, move, goal, stop, why, reach, rng, melee_now, nearest):
+    K, COND = T[0], T[3]
+    OP, ARG, CONST, RCODE, RACTION, RTARGET, RFIRST = T[7], T[8], T[9], T[10], T[11], T[12], T[13]
+    S, OBS, STACK = X[0], X[9], X[10]
+    observe(T, X, G, a, nearest)
+    r = policy_vm.first_rule(OP, ARG, CONST, RCODE, RFIRST, a, OBS, STACK)
+    if r < 0:
+        return desired, move, goal, stop, why
+    action = RACTION[r]
+    mode = RTARGET[r] if RTARGET[r] >= 0 else K[a, K_TARGET_MODE]
+    retarget = mode != K[a, K_TARGET_MODE]
+    if retarget:
+        S[a, S_TARGET] = pick_target(T, X, G, seed, a, mode)
+        goal = S[a, S_TARGET]
+    if action != desired or retarget:
+        why = E.WHY_RULE
+        if action == CHARGE:
+            move = LINE
+        elif action == STEP_BACK:
+            move = AWAY
+        elif action == ATTACK or action == RUN or action == GRAPPLE:
+            move = TOWARD
+        else:
+            move = NO_MOVE
+        stop = 1 if action == GRAPPLE else (reach if melee_now else rng)
+        goal = nearest if action == STEP_BACK else S[a, S_TARGET]
+    desired = action
+    # Conditions bind scripted rules too: a Held or Pinned creature begins nothing and
+    # one that may not move stays put, whatever its rules say.
+    if not A.cond_allows(S, COND, a, A.C_BEGINS) and not no_prep(desired):
+        desired = HOLD
+    if not A.cond_allows(S, COND, a, A.C_MOVES) or goal < 0:
+        move = NO_MOVE
+    return desired, move, goal, stop, why

@@ -1,0 +1,262 @@
+"""The Lifeforce kernel: every skirmish of a chunk played to its end, round by round.
+
+A round: Seize the Initiative's Hastened moves on, Reactions come back, turn order
+(net Hastened - Slowed, then Reaction, then d10 roll-offs, highest first), then four
+action phases; in each, grapplers decide whether to contest, every creature takes its
+turn in order, and Threatened counts down.
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from sim import keyed
+from sim.events import emit
+from sim.rulesets.lifeforce import katt as A
+from sim.rulesets.lifeforce import kgrid as grid
+from sim.rulesets.lifeforce import ktrace as E
+from sim.rulesets.lifeforce.kturn import take_turn
+from sim.rulesets.lifeforce.layout import (
+    K_CONTEST_MODE, K_HASTENED, K_HP, K_ORDER_ATTR, K_SCATTER_SIDE, K_SIDE, K_SLOWED, K_X0, K_Y0,
+    OUTCOME_INDEX, R_CARRY, R_METRIC, R_N_SIDES, R_REROLL_EACH, R_STALL_CHECK,
+    S_CONTESTING, S_DOMINANT, S_GCHECKED, S_HASTE_BONUS, S_HAST, S_HP, S_LOADED, S_NATT, S_NBLK, S_NGRAP,
+    S_PARTNER, S_PREP_ACTION, S_PREP_AP, S_PREP_TARGET, S_REACTION_LEFT, S_ROLL0, S_SEIZE, S_SLOW, S_STATUS,
+    S_STUNTED, S_TARGET, S_THREAT_BY, S_THREAT_LEFT, S_TRACK, S_X, S_Y, S_PRONE, S_DISARMED)
+
+DRAW, UNFINISHED = -1, -2
+STALL_ROUNDS = 500  # as sim/engine.py: nothing changed for this long, nobody can hurt anybody
+ROLL_OFFS = 3
+
+_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+# Rule steps are compiled one by one and called (LLVM still inlines the small ones):
+# inlining them all at the Numba level made one function so large that its compile
+# took many minutes and gigabytes.
+_step = njit(cache=True, nogil=True, _nrt=False)
+
+
+@_inline
+def roll_offs(X, G, seed, rnd):
+    S, RU = X[0], X[4]
+    for c in range(S.shape[0]):
+        for k in range(ROLL_OFFS):
+            S[c, S_ROLL0 + k] = keyed.die(10, seed, G[0], rnd, A.SITE_ROLLOFF, c, k)
+        RU[c] = keyed.uniform(seed, G[0], rnd, A.SITE_ROLLOFF, c, ROLL_OFFS)
+
+
+@_inline
+def _goes_before(K, S, RU, i, j):
+    """Whether i acts before j: net Hastened, Reaction, the roll-offs, then the final draw."""
+    ki, kj = S[i, S_HAST] - S[i, S_SLOW], S[j, S_HAST] - S[j, S_SLOW]
+    if ki != kj:
+        return ki > kj
+    if K[i, K_ORDER_ATTR] != K[j, K_ORDER_ATTR]:
+        return K[i, K_ORDER_ATTR] > K[j, K_ORDER_ATTR]
+    for k in range(ROLL_OFFS):
+        if S[i, S_ROLL0 + k] != S[j, S_ROLL0 + k]:
+            return S[i, S_ROLL0 + k] > S[j, S_ROLL0 + k]
+    if RU[i] != RU[j]:
+        return RU[i] > RU[j]
+    return i < j
+
+
+@_inline
+def turn_order(K, X):
+    """Insertion sort of the creatures into ORDER (stable: equal keys keep index order)."""
+    S, RU, ORDER, POSN = X[0], X[4], X[11], X[13]
+    C = S.shape[0]
+    for c in range(C):
+        ORDER[c] = c
+    for i in range(1, C):
+        c = ORDER[i]
+        j = i - 1
+        while j >= 0 and _goes_before(K, S, RU, c, ORDER[j]):
+            ORDER[j + 1] = ORDER[j]
+            j -= 1
+        ORDER[j + 1] = c
+    for i in range(C):
+        POSN[ORDER[i]] = i
+
+
+@_inline
+def start_phase(T, X, G, ev, cnt):
+    """Both grapplers decide whether to contest; if neither does, the grapple ends."""
+    K = T[0]
+    S = X[0]
+    C = S.shape[0]
+    for c in range(C):
+        S[c, S_STUNTED] = 0
+        S[c, S_GCHECKED] = 0
+        track = S[c, S_TRACK]
+        mode = K[c, K_CONTEST_MODE]  # 0 always, 1 until_pinned, 2 never
+        dom_pinned = S[c, S_DOMINANT] != 0 and track == A.PINNED
+        contest = mode == 0 or (mode == 1 and not dom_pinned)
+        # Held or Pinned creatures can do nothing else, so they struggle unless told never to.
+        stuck = S[c, S_DOMINANT] == 0 and track >= A.HELD
+        S[c, S_CONTESTING] = 1 if track > 0 and (contest or (stuck and mode != 2)) else 0
+    for c in range(C):
+        p = S[c, S_PARTNER]
+        if p >= 0 and not S[c, S_CONTESTING] and not S[p, S_CONTESTING]:
+            A.end_grapple(S, c)
+            if G[3]:
+                emit(ev, cnt, E.EV_GEND, G[1], c, 0, 0, 0, 0, 0)
+
+
+@_inline
+def winner_now(T, S):
+    """The side left standing, DRAW when none is, or UNFINISHED while two or more are."""
+    K, R = T[0], T[2]
+    found, side = 0, -1
+    for s in range(R[R_N_SIDES]):
+        for c in range(S.shape[0]):
+            if K[c, K_SIDE] == s and S[c, S_STATUS] == A.STANDING:
+                found += 1
+                side = s
+                break
+    if found >= 2:
+        return UNFINISHED
+    return side if found == 1 else DRAW
+
+
+@_step
+def trace_round(T, X, G, ev, cnt, rnd):
+    K = T[0]
+    S, ORDER = X[0], X[11]
+    emit(ev, cnt, E.EV_ROUND, rnd, 0, 0, 0, 0, 0, 0)
+    for i in range(S.shape[0]):
+        c = ORDER[i]
+        if S[c, S_STATUS] == A.STANDING:
+            emit(ev, cnt, E.EV_ORDER, rnd, c, K[c, K_ORDER_ATTR], S[c, S_HP], S[c, S_HAST] - S[c, S_SLOW], 0, 0)
+    for c in range(S.shape[0]):
+        emit(ev, cnt, E.EV_POS, rnd, c, S[c, S_X], S[c, S_Y], S[c, S_STATUS], 0, 0)
+
+
+@_inline
+def play_round(T, X, G, seed, ev, cnt, rnd):
+    """One round; returns the winner code (UNFINISHED while the fight goes on)."""
+    K, R = T[0], T[2]
+    S, ORDER = X[0], X[11]
+    C = S.shape[0]
+    G[1] = rnd
+    for c in range(C):
+        # Seize the Initiative: Hastened for the next round only, one more source.
+        S[c, S_HAST] += S[c, S_SEIZE] - S[c, S_HASTE_BONUS]
+        S[c, S_HASTE_BONUS] = S[c, S_SEIZE]
+        S[c, S_SEIZE] = 0
+        S[c, S_REACTION_LEFT] = 1
+        S[c, S_NATT] = 0
+        S[c, S_NBLK] = 0
+        S[c, S_NGRAP] = 0
+    if R[R_REROLL_EACH] and rnd > 1:
+        roll_offs(X, G, seed, rnd)
+    turn_order(K, X)
+    if G[3]:
+        trace_round(T, X, G, ev, cnt, rnd)
+    result = UNFINISHED
+    for p in range(4):
+        G[2] = p
+        start_phase(T, X, G, ev, cnt)
+        if G[3]:
+            emit(ev, cnt, E.EV_PHASE, rnd, p, 0, 0, 0, 0, 0)
+        for k in range(C):
+            take_turn(T, X, G, seed, ev, cnt, ORDER[k])
+            result = winner_now(T, S)
+            if result != UNFINISHED:
+                break
+        for c in range(C):
+            if S[c, S_THREAT_LEFT] > 0:
+                S[c, S_THREAT_LEFT] -= 1
+            if S[c, S_THREAT_LEFT] <= 0:
+                S[c, S_THREAT_BY] = -1
+        if result != UNFINISHED:
+            return result
+    if not R[R_CARRY]:
+        for c in range(C):
+            S[c, S_PREP_AP], S[c, S_PREP_ACTION] = 0, -1
+    return result
+
+
+@_inline
+def place(T, X, G, seed):
+    """Starting cells: the layout's, and for scattered sides distinct cells of their zone
+    drawn per skirmish (a partial Fisher-Yates shuffle with keyed picks)."""
+    K, ZONE, ZFIRST = T[0], T[15], T[16]
+    S, PERM = X[0], X[12]
+    for c in range(S.shape[0]):
+        S[c, S_X], S[c, S_Y] = K[c, K_X0], K[c, K_Y0]
+    for s in range(ZFIRST.shape[0] - 1):
+        lo, hi = ZFIRST[s], ZFIRST[s + 1]
+        m = hi - lo
+        if m <= 0:
+            continue
+        for i in range(m):
+            PERM[i] = lo + i
+        taken = 0
+        for c in range(S.shape[0]):
+            if K[c, K_SCATTER_SIDE] == s:
+                j = taken + keyed.pick(m - taken, seed, G[0], 0, A.SITE_PLACE, s, taken)
+                PERM[taken], PERM[j] = PERM[j], PERM[taken]
+                S[c, S_X], S[c, S_Y] = ZONE[PERM[taken], 0], ZONE[PERM[taken], 1]
+                taken += 1
+
+
+@_inline
+def init_skirmish(T, X, G, seed, START, i, has_start):
+    K = T[0]
+    S, D, FOCUS = X[0], X[1], X[5]
+    for c in range(S.shape[0]):
+        for f in range(S.shape[1]):
+            S[c, f] = 0
+        S[c, S_HP] = K[c, K_HP]
+        S[c, S_HAST], S[c, S_SLOW] = K[c, K_HASTENED], K[c, K_SLOWED]
+        S[c, S_REACTION_LEFT], S[c, S_LOADED] = 1, 1
+        S[c, S_PREP_ACTION], S[c, S_PREP_TARGET], S[c, S_TARGET] = -1, -1, -1
+        S[c, S_THREAT_BY], S[c, S_PARTNER] = -1, -1
+        if has_start:
+            S[c, S_HP] = START[i, c, 0]
+            S[c, S_STATUS] = START[i, c, 1]
+            S[c, S_PRONE] = START[i, c, 2]
+            S[c, S_DISARMED] = START[i, c, 3]
+    for s in range(FOCUS.shape[0]):
+        FOCUS[s] = -1
+    place(T, X, G, seed)
+    grid.refresh_all(S, D, T[2][R_METRIC])
+    roll_offs(X, G, seed, 0)
+
+
+@_inline
+def fingerprint(S):
+    """What a stall would leave unchanged (not the tallies that tick every round)."""
+    h = 0
+    for c in range(S.shape[0]):
+        h = h * 1000003 + S[c, S_HP] * 7 + S[c, S_STATUS] * 131 + S[c, S_X] * 8191 + S[c, S_Y] * 524287
+        h = h * 31 + S[c, S_TRACK] * 3 + S[c, S_PREP_ACTION] * 5 + S[c, S_PREP_AP] * 11 + S[c, S_PRONE]
+        h = h & 0xFFFFFFFF  # small enough that the next multiply cannot overflow
+    return h
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def play_chunk(T, X, G, seed, first, max_rounds, traced, START, has_start, OUT, WIN, ROUNDS, STALLED, ev, cnt):
+    """Skirmishes first .. first + len(WIN) - 1, each to its end or max_rounds."""
+    S = X[0]
+    for i in range(WIN.shape[0]):
+        G[0] = first + i
+        G[1], G[2] = 0, 0
+        G[3] = 1 if first + i == traced else 0
+        init_skirmish(T, X, G, seed, START, i, has_start)
+        result = winner_now(T, S)
+        rnd = 0
+        last_change, last_print = 0, fingerprint(S) if T[2][R_STALL_CHECK] else 0
+        while result == UNFINISHED and rnd < max_rounds:
+            rnd += 1
+            result = play_round(T, X, G, seed, ev, cnt, rnd)
+            if T[2][R_STALL_CHECK]:
+                now = fingerprint(S)
+                if now != last_print:
+                    last_print, last_change = now, rnd
+                elif rnd - last_change >= STALL_ROUNDS:
+                    STALLED[i] = 1
+                    break
+        WIN[i] = result
+        ROUNDS[i] = rnd
+        for c in range(S.shape[0]):
+            for k in range(OUTCOME_INDEX.shape[0]):
+                OUT[i, c, k] = S[c, OUTCOME_INDEX[k]]
