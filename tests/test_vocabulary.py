@@ -162,22 +162,28 @@ def _lifeforce_fighter(name, x):
             "weapons": [{"name": "sword", "skill": 20, "damage": "d6", "damage_type": "slashing"}]}
 
 
-def test_lifeforce_distance_is_to_the_nearest_enemy_and_target_distance_to_the_target():
-    from sim.rulesets.lifeforce import policies as P
-    from sim.rulesets.lifeforce.engine import Ctx
+def _lifeforce_first_round_fleeing(condition: str, target: str) -> float:
+    """Share of skirmishes in which A, 3 m from B1 and 10 m from B2 (who stand still), flees
+    in round 1 by a rule on `condition`: what the observation read at A's first decision."""
     data = {"name": "t", "ruleset": "lifeforce", "battlefield": {"width": 20, "height": 1},
-            "sides": {"a": {"combatants": [_lifeforce_fighter("A", 0)]},
-                      "b": {"combatants": [_lifeforce_fighter("B1", 3), _lifeforce_fighter("B2", 10)]}}}
-    setup, state, batch = _state(data)
-    batch.round = 1
-    ctx = Ctx(setup, state, batch)
-    state.target[:, 0] = 2  # A aims at the far one
-    rows, a = np.arange(8), np.zeros(8, dtype=np.intp)
-    obs = P.observe(ctx, rows, a)
-    assert (obs["distance"] == 3).all() and (obs["target_distance"] == 10).all()
-    state.hp[:, 0] = 10
-    assert (P.observe(ctx, rows, a)["health"] == 0.25).all()
+            "sides": {"a": {"policy": {"target": target, "rules": [
+                          {"if": f"round == 1 and {condition}", "do": "flee"}]},
+                            "combatants": [_lifeforce_fighter("A", 0)]},
+                      "b": {"policy": {"rules": [{"if": "true", "do": "hold"}]},
+                            "combatants": [_lifeforce_fighter("B1", 3), _lifeforce_fighter("B2", 10)]}}}
+    cb = sim.run(data, n=400, seed=1).combatants
+    a = cb[cb["combatant"] == "A"]
+    return float(((a["final_state"] == "fled") & (a["down_round"] == 1)).mean())
 
+
+def test_lifeforce_distance_is_to_the_nearest_enemy_and_target_distance_to_the_target():
+    assert _lifeforce_first_round_fleeing("distance == 3", "random") == 1.0
+    assert _lifeforce_first_round_fleeing("distance == 10", "random") == 0.0
+    assert _lifeforce_first_round_fleeing("target_distance == 3", "nearest") == 1.0
+    assert _lifeforce_first_round_fleeing("target_distance == 10", "nearest") == 0.0
+    # Random targets: the far one about half the time.
+    share = _lifeforce_first_round_fleeing("target_distance == 10", "random")
+    assert abs(share - 0.5) < 4 * (0.25 / 400) ** 0.5
 
 def test_a_target_mode_the_ruleset_does_not_play_fails_at_load_time(monkeypatch):
     rs = rulesets.get("lens")
