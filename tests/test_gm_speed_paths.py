@@ -10,7 +10,7 @@ import pytest
 
 import sim
 from sim.rulesets.gods_and_monsters import play as gm_play
-from sim.rulesets.gods_and_monsters.tables import G_ADJ, G_CALLED, G_CORE
+from sim.rulesets.gods_and_monsters.tables import G_ADJ, G_CALLED, G_CORE, G_LEGACY
 
 SCENARIOS = "scenarios/gods_and_monsters/"
 
@@ -39,3 +39,52 @@ def test_shortcuts_play_what_the_general_round_plays(name, core):
     slow = gm_play.play(_general(setup), 7, 1000, 3000, 100)
     _same(fast, slow)
     assert 0 < (fast.winner >= 0).mean()  # real fights were played
+
+
+def _variant(name: str, rules: dict, party_target: str | None = None):
+    import yaml
+    with open(f"{SCENARIOS}{name}.yaml") as f:
+        raw = yaml.safe_load(f)
+    raw["rules"] = {**(raw.get("rules") or {}), **rules}
+    if party_target:
+        side = next(iter(raw["sides"].values()))
+        side.setdefault("policy", {})["target"] = party_target
+    scen = sim.load_scenario(raw)
+    return scen.ruleset.build(scen)
+
+
+@pytest.mark.parametrize("name,rules,target", [
+    ("yeti", {"death_rule": "guide_roll", "surprised_first_round": "attack_at_penalty"}, "weakest"),
+    ("yeti", {"injury_penalty": "health_rolls", "surprised_are_unaware": False, "cover_vs_melee": True}, "focus"),
+    ("yeti", {"death_rule": "guide_roll", "health_check": "end_of_round"}, "strongest"),
+    ("yeti", {"surprised_first_round": "attack_at_penalty", "sleep_wakes_on_damage": False}, "nearest"),
+])
+def test_fused_core_chunk_plays_what_the_general_round_plays(name, rules, target):
+    # The fused core chunk (fused.py) under other rule options and every targeting mode.
+    setup = _variant(name, rules, target)
+    assert setup.flags[G_CORE]
+    if target == "strongest":
+        # The readings before the review's fixes too (round-1 health rolls at -3).
+        setup.flags[G_LEGACY] = 1
+    fast = gm_play.play(setup, 11, 500, 3000, 100)
+    _same(fast, gm_play.play(_general(setup), 11, 500, 3000, 100))
+    assert (fast.winner >= 0).mean() > 0
+
+
+def test_fused_core_chunk_watches_for_stalls_as_the_general_loop_does():
+    # Past STALL_ROUNDS rounds the stall check reads the side focus too: same rounds played.
+    setup = _variant("yeti", {}, "focus")
+    fast = gm_play.play(setup, 3, 0, 2000, 2000)
+    _same(fast, gm_play.play(_general(setup), 3, 0, 2000, 2000))
+
+
+def test_a_traced_core_skirmish_is_the_one_the_fused_chunk_plays():
+    # A trace goes through the lean round (core.py), a plain chunk through fused.py.
+    scen = sim.load_scenario(f"{SCENARIOS}yeti.yaml")
+    setup = scen.ruleset.build(scen)
+    chunk = gm_play.play(setup, 5, 40, 30, 100)
+    for i in (0, 7, 29):
+        one, lines = gm_play.trace(setup, 5, 40 + i, 100)
+        assert lines and one.winner[0] == chunk.winner[i] and one.rounds[0] == chunk.rounds[i]
+        for k, v in chunk.per_combatant.items():
+            np.testing.assert_array_equal(v[i], one.per_combatant[k][0], err_msg=k)

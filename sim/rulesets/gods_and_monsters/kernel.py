@@ -6,26 +6,31 @@ from sim import events, keyed
 from sim.rulesets.base import DRAW, STANDING, UNFINISHED
 from sim.rulesets.gods_and_monsters.carry import carry_in
 from sim.rulesets.gods_and_monsters.core import play_round_core
+from sim.rulesets.gods_and_monsters.fused import MAX_FUSED, play_core_chunk
 from sim.rulesets.gods_and_monsters.round import emit_map, play_round
 from sim.rulesets.gods_and_monsters.moves import distances
+from sim.rulesets.gods_and_monsters.stall import STALL_EVERY, STALL_ROUNDS, fingerprint
 from sim.rulesets.gods_and_monsters.tables import (
     C_DRAWN0, C_SCATTER, C_SIDE, C_SLEEPER, C_SURPRISE_T, C_SURV, C_VERVE, C_X0, C_Y0, EV_SLEEPS, EV_STALLED,
     EV_SURPRISE, EV_UNFINISHED, G_CORE, G_METRIC, G_SIDES, G_SLEEPERS, L_FREE_USED, L_LOADED, NEVER, P_USES, PLACE,
     S_LOADED0, SURPRISE, W_ASLEEP, W_ATTACKS, W_HITS, W_TAKEN, W_CAST_LAST, W_COVERING, W_DEALT, W_DOWN, W_DRAWN,
     W_HELD_BY, W_HOLDING, W_INJ, W_STATUS, W_SURPRISED, W_SURV, W_VERVE, W_WAKE, W_WAS_SURPRISED, W_X, W_Y, rule)
 
-STALL_ROUNDS, STALL_EVERY = 500, 50  # as sim/engine.py: nothing changed for 500 rounds
 
 
 @rule
 def play_chunk(seed, first, n, max_rounds, tab, pol, zone, zone_ptr, start, out, W, SL, scratch, zbuf,
-               trace_skirmish, ev, cnt):
+               trace_skirmish, ev, cnt, masks):
     flags, ct, cf, st, sp, pair_mod, close_reach, cell_size = tab
     dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack = scratch
     has_start, s_verve, s_surv, s_inj, s_status, s_surprised, carried = start
     winner, rounds, o_attacks, o_hits, o_dealt, o_taken, o_status, o_down, o_surprised, o_verve, o_surv, o_inj, \
         stalled = out
     C, A = W.shape[1], SL.shape[1]
+    if flags[G_CORE] and not has_start and not 0 <= trace_skirmish < n and C <= MAX_FUSED:
+        # Same results, one fused pass per round (fused.py).
+        play_core_chunk(seed, first, n, max_rounds, tab, out, W, SL, scratch, masks)
+        return
     n_sides = flags[G_SIDES]
     watch = max_rounds > STALL_ROUNDS
     for i in range(n):
@@ -66,7 +71,7 @@ def play_chunk(seed, first, n, max_rounds, tab, pol, zone, zone_ptr, start, out,
         w, last, unchanged, played, stop = UNFINISHED, 0, 0, 0, False
         for rnd in range(1, max_rounds + 1):
             if watch and rnd % STALL_EVERY == 1 and rnd > 1:
-                now = _fingerprint(W, SL, uses, focus)
+                now = fingerprint(W, SL, uses, focus)
                 unchanged = unchanged + STALL_EVERY if now == last else 0
                 last = now
                 if unchanged >= STALL_ROUNDS:
@@ -118,22 +123,3 @@ def _scatter(seed, g, W, ct, zone, zone_ptr, n_sides, zbuf):
                 zbuf[j], zbuf[r] = zbuf[r], zbuf[j]
                 W[W_X, c], W[W_Y, c] = zone[zbuf[j], 0], zone[zbuf[j], 1]
                 j += 1
-
-
-@rule
-def _fingerprint(W, SL, uses, focus):
-    # Everything but the per-round tallies (attacks): a stall is no change in any of it.
-    h = 1469598103934665603
-    for r in range(W_DOWN + 1):
-        if r == W_ATTACKS:
-            continue
-        for c in range(W.shape[1]):
-            h = (h ^ W[r, c]) * 1099511628211
-    for c in range(SL.shape[1]):
-        h = (h ^ SL[L_LOADED, c]) * 1099511628211
-        h = (h ^ SL[L_FREE_USED, c]) * 1099511628211
-    for s in range(uses.shape[0]):
-        h = (h ^ uses[s]) * 1099511628211
-    for s in range(focus.shape[0]):
-        h = (h ^ focus[s]) * 1099511628211
-    return h

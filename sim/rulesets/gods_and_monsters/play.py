@@ -138,7 +138,7 @@ def _run(setup: Setup, seed: int, first: int, n: int, max_rounds: int, start, tr
     ev, cnt = buffer
     play_chunk(np.uint64(seed), first, n, max_rounds, _tables(setup, start), _policy(setup), setup.zone, setup.zone_ptr,
                _start(setup, start, n), out, i64((NW, C)), i64((NSL, A)), scratch, i64(max(1, len(setup.zone))),
-               trace_row, ev, cnt)
+               trace_row, ev, cnt, i64(A))
     narrow = {"final_state": np.int8, "surprised": np.bool_, "down_round": np.int32}
     for k, dtype in narrow.items():
         per[k] = per[k].astype(dtype)
