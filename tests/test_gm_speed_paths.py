@@ -10,7 +10,7 @@ import pytest
 
 import sim
 from sim.rulesets.gods_and_monsters import play as gm_play
-from sim.rulesets.gods_and_monsters.tables import G_ADJ, G_CALLED, G_CORE, G_LEGACY
+from sim.rulesets.gods_and_monsters.tables import G_ADJ, G_CALLED, G_CORE
 
 SCENARIOS = "scenarios/gods_and_monsters/"
 
@@ -63,9 +63,6 @@ def test_fused_core_chunk_plays_what_the_general_round_plays(name, rules, target
     # The fused core chunk (fused.py) under other rule options and every targeting mode.
     setup = _variant(name, rules, target)
     assert setup.flags[G_CORE]
-    if target == "strongest":
-        # The readings before the review's fixes too (round-1 health rolls at -3).
-        setup.flags[G_LEGACY] = 1
     fast = gm_play.play(setup, 11, 500, 3000, 100)
     _same(fast, gm_play.play(_general(setup), 11, 500, 3000, 100))
     assert (fast.winner >= 0).mean() > 0

@@ -14,7 +14,7 @@ from sim.rulesets.gods_and_monsters.tables import (
     C_FIRST_SLOT, C_GRAB_WHEN, C_HEAD, C_KILLING, C_KNOCKOUT, C_KO_POINTS, C_MOVE_BONUS, C_PERCEPTION, C_SAVE0,
     C_SIZE, C_WARRIOR, CALLED, CARRIED_DAMAGE, CARRIED_SAVE, COVER_TABLE, COVERED, DISRUPT, EV_ATTACK,
     EV_DISRUPT_ROLL, EV_STRAY, EXTRA_ATTACK, EXTRA_DAMAGE, FULL, G_AIM, G_COVER_MELEE, G_EXTRA, G_HIGHER,
-    G_INTO_MELEE, G_KO_COST, G_LEGACY, G_UNAWARE, GRAB, HELD_IMMOBILIZED, HELD_NONE, IMMOBILE, K_CALLED, K_GRAB,
+    G_INTO_MELEE, G_KO_COST, G_UNAWARE, GRAB, HELD_IMMOBILIZED, HELD_NONE, IMMOBILE, K_CALLED, K_GRAB,
     K_KILL, K_KO, KILL, KNOCKOUT, KO_SAVE, K_SLOT_ATTACK, K_SLOT_DAMAGE, L_WORD_ATTACK, L_WORD_DAMAGE, SLOT_ROLLS,
     L_ATTACKING, L_HIT, L_KIND, L_TARGET, ND_ATTACK, ND_DAMAGE, NORMAL, REACTION, S_BASE, S_CBONUS, S_CCOUNT,
     S_CSAVE, S_CSIDES, S_DBONUS, S_DCOUNT, S_DSIDES, S_OWNER, S_RANGED, STRAY, STRONG, UNAWARE, W_ACTION, W_ASLEEP,
@@ -107,7 +107,6 @@ def resolve(seed, g, rnd, now, W, SL, ct, st, pair_mod, flags, adj, tracing, ev,
     tallies; marks W_UPSET on targets whose complex action a called shot disrupted."""
     A = SL.shape[1]
     C = W.shape[1]
-    fix = not flags[G_LEGACY]
     for a in range(A):
         if not now[a]:
             continue
@@ -125,8 +124,8 @@ def resolve(seed, g, rnd, now, W, SL, ct, st, pair_mod, flags, adj, tracing, ev,
                 extra = first
             if flags[G_AIM] and level == COVERED and first:
                 # The covered attack is free unless the covered combatant wins a Reaction contest.
-                so = max(ct[C_PERCEPTION, o], ct[C_EVASION, o]) - (W[W_ROLL_PEN, o] if fix else 0)
-                stt = max(ct[C_PERCEPTION, t], ct[C_EVASION, t]) - (W[W_ROLL_PEN, t] if fix else 0)
+                so = max(ct[C_PERCEPTION, o], ct[C_EVASION, o]) - W[W_ROLL_PEN, o]
+                stt = max(ct[C_PERCEPTION, t], ct[C_EVASION, t]) - W[W_ROLL_PEN, t]
                 _, covered_wins = contest_wins(keyed.die(20, seed, g, rnd, REACTION, o, 0), so,
                                                keyed.die(20, seed, g, rnd, REACTION, t, 0), stt, flags[G_HIGHER])
                 extra = not covered_wins
@@ -259,8 +258,6 @@ def agility_blocks(seed, g, rnd, W, SL, ct, st, flags, was_standing):
     """"If the opponent loses an Agility contest against the person making the called
     shot, the opponent falls before making their attack": W_BLOCKED of those felled."""
     A = SL.shape[1]
-    fix = not flags[G_LEGACY]
-    from_pen = 1 if fix else 0
     for a in range(A):
         t = SL[L_TARGET, a]
         if not (SL[L_ATTACKING, a] and SL[L_KIND, a] != NORMAL and SL[L_KIND, a] != K_GRAB and SL[L_HIT, a]):
@@ -269,9 +266,9 @@ def agility_blocks(seed, g, rnd, W, SL, ct, st, flags, was_standing):
             continue
         o = st[S_OWNER, a]
         wins, _ = contest_wins(keyed.die(20, seed, g, rnd, AGILITY_ATT, a, 0),
-                               ct[C_AGILITY, o] - from_pen * W[W_ROLL_PEN, o],
+                               ct[C_AGILITY, o] - W[W_ROLL_PEN, o],
                                keyed.die(20, seed, g, rnd, AGILITY_TGT, a, 0),
-                               ct[C_AGILITY, t] - from_pen * W[W_ROLL_PEN, t], flags[G_HIGHER])
+                               ct[C_AGILITY, t] - W[W_ROLL_PEN, t], flags[G_HIGHER])
         if wins:
             W[W_BLOCKED, t] = 1
 

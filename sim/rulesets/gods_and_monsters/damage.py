@@ -5,7 +5,7 @@ from sim import events, keyed
 from sim.rulesets.base import DEAD, STANDING, UNCONSCIOUS
 from sim.rulesets.gods_and_monsters.schema import SURPRISED_ROLL_PENALTY
 from sim.rulesets.gods_and_monsters.tables import (
-    C_FORT, C_USES_VERVE, DEATH_GUIDE, EV_CONSCIOUS, EV_DIES, EV_TAKES, G_GUIDE, G_LEGACY, HEALTH, W_DOWN, W_INJ,
+    C_FORT, C_USES_VERVE, DEATH_GUIDE, EV_CONSCIOUS, EV_DIES, EV_TAKES, G_GUIDE, HEALTH, W_DOWN, W_INJ,
     W_OWED, W_PDIRECT, W_PENDING, W_PTAKEN, W_RTAKEN, W_STATUS, W_SURPRISED, W_SURV, W_VERVE, rule)
 
 
@@ -68,7 +68,7 @@ def health_check(seed, g, rnd, k, c, W, ct, flags, tracing, ev, cnt):
             events.emit(ev, cnt, EV_DIES, rnd, c, inj, 0, 0, 0, 0)
         return
     # "In subsequent rounds" a surprised combatant's rolls are at -3: not in the first.
-    surprised_pen = SURPRISED_ROLL_PENALTY * W[W_SURPRISED, c] if (rnd > 1 or flags[G_LEGACY]) else 0
+    surprised_pen = SURPRISED_ROLL_PENALTY * W[W_SURPRISED, c] if rnd > 1 else 0
     need = fort - inj - surprised_pen
     r = keyed.die(20, seed, g, rnd, HEALTH, c, k)
     faints = r > need

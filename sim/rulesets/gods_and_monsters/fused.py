@@ -23,7 +23,7 @@ from sim.rulesets.gods_and_monsters.stall import STALL_EVERY, STALL_ROUNDS, fing
 from sim.rulesets.gods_and_monsters.tables import (
     ATTACK, ATTACKING, C_COVER, C_DEFENSE, C_DRAWN0, C_EVASION, C_FIRST_SLOT, C_FORT, C_QUICK_DRAW, C_SIDE,
     C_SLEEPER, C_SNAP_T, C_SURPRISE_T, C_SURV, C_TMODE, C_USES_VERVE, C_VERVE, C_WARRIOR, C_X0, C_Y0, COVER_TABLE,
-    DEATH_GUIDE, DRAW_ROLL, FLEE, FOCUS_SITE, G_COVER_MELEE, G_FIRST_PEN, G_GUIDE, G_INJ_ALL, G_LEGACY,
+    DEATH_GUIDE, DRAW_ROLL, FLEE, FOCUS_SITE, G_COVER_MELEE, G_FIRST_PEN, G_GUIDE, G_INJ_ALL,
     G_LOSE_ROUND, G_METRIC, G_SIDES, G_SLEEP_WAKES, G_SLEEPERS, G_UNAWARE, HEALTH, HOLD, IMMOBILE, K_SLOT_ATTACK,
     K_SLOT_DAMAGE, MANEUVER, ND_ATTACK, ND_DAMAGE, NEVER, S_ALT, S_BASE, S_DBONUS, S_DCOUNT,
     S_DSIDES, S_OWNER, S_RANGED, S_REACH, SLOT_ROLLS, SNAP, SURPRISE, UNAWARE, W_ACTION, W_ASLEEP, W_ATT_PEN,
@@ -321,6 +321,6 @@ def _health_check(seed, g, rnd, c, W, ct, flags):
     if dies:
         W[W_STATUS, c], W[W_DOWN, c] = DEAD, rnd
         return
-    pen = SURPRISED_ROLL_PENALTY * W[W_SURPRISED, c] if (rnd > 1 or flags[G_LEGACY]) else 0
+    pen = SURPRISED_ROLL_PENALTY * W[W_SURPRISED, c] if rnd > 1 else 0
     if keyed.die(20, seed, g, rnd, HEALTH, c, 0) > fort - inj - pen:
         W[W_STATUS, c], W[W_DOWN, c] = UNCONSCIOUS, rnd

@@ -23,7 +23,7 @@ from sim.rulesets.gods_and_monsters.tables import (
     EV_FALLS_FIRST, EV_FLEE, EV_LEAD, EV_LOAD, EV_MAP, EV_MOVE, EV_POS, EV_LOST_ROUND, EV_ROUND, EV_SNAP,
     EV_SPELL_DISRUPTED, EV_WAKE, EV_WAKES_HIT, EV_WITHDRAW, FLEE, FOCUS_SITE, G_ADJ, G_AIM, G_CALLED, G_HOLDS,
     G_LEAD, G_MULTI, G_SPELLS, NEAREST, SLOT_ROLLS, STRONGEST, WEAKEST, L_WORD_ATTACK, L_WORD_DAMAGE, G_CHECK_NOW,
-    G_FIRST_PEN, G_INJ_ALL, G_LEGACY, G_LOSE_ROUND, G_MAY_MOVE, G_PHASES, G_SIDES, G_SLEEP_WAKES, G_USE_NEAREST,
+    G_FIRST_PEN, G_INJ_ALL, G_LOSE_ROUND, G_MAY_MOVE, G_PHASES, G_SIDES, G_SLEEP_WAKES, G_USE_NEAREST,
     HELD_IMMOBILIZED, HELD_NONE, HOLD, K_CALLED_PHASE, K_GRAB, K_HOLD_BREAK, L_ACTING, L_ATTACKING, L_FREE_NOW,
     L_FREE_USED, L_KIND, L_LOADED, L_NOW, L_REACHES, L_RELOAD, L_TARGET, L_USABLE, LEAD, LEAD_ROLL, MANEUVER,
     NORMAL, RELOAD, S_ACTIONS, S_ALT, S_OWNER, S_RANGED, S_REACH, SNAP, TIE_UP, W_ACTION, W_ACTIVE, W_AIM_T,
@@ -392,8 +392,8 @@ def _phases(seed, g, rnd, W, SL, tab, dist, uses, focus, cand, hbuf, dbuf, adj, 
     for p in range(phases):
         if phases > 1:
             for c in range(C):
-                # Later phases see who fell before them, and (the fix) the injuries they took.
-                if not flags[G_LEGACY] and flags[G_INJ_ALL]:
+                # Later phases see who fell before them, and the injuries they took.
+                if flags[G_INJ_ALL]:
                     W[W_ATT_PEN, c] += W[W_INJ, c] - W[W_ROLL_PEN, c] + (
                         SURPRISED_ROLL_PENALTY * W[W_SURPRISED, c] if rnd > 1 else 0)
                     W[W_ROLL_PEN, c] = W[W_INJ, c] + (SURPRISED_ROLL_PENALTY * W[W_SURPRISED, c] if rnd > 1 else 0)

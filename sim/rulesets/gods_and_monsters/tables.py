@@ -7,7 +7,6 @@ or a closure the compiled code could specialise on.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -80,8 +79,8 @@ P_OWNER, P_COUNT, P_SIDES, P_BONUS, P_SAVE, P_SLEEP, P_RANGE, P_USES, NSP = rang
 # --- flags: the rule options as values ---
 (G_SIDES, G_PHASES, G_LOSE_ROUND, G_FIRST_PEN, G_INJ_ALL, G_GUIDE, G_CHECK_NOW, G_HIGHER, G_COVER_MELEE,
  G_INTO_MELEE, G_SLEEPERS, G_UNAWARE, G_SLEEP_WAKES, G_USE_NEAREST, G_STATIC, G_WIDTH, G_HEIGHT, G_METRIC,
- G_MAY_MOVE, G_AIM, G_EXTRA, G_LEGACY, G_KO_COST, G_CALLED, G_HOLDS, G_SPELLS, G_LEAD, G_MULTI, G_ADJ,
- G_CORE, NFLAGS) = range(31)
+ G_MAY_MOVE, G_AIM, G_EXTRA, G_KO_COST, G_CALLED, G_HOLDS, G_SPELLS, G_LEAD, G_MULTI, G_ADJ,
+ G_CORE, NFLAGS) = range(30)
 # G_CALLED .. G_ADJ: whether a scenario can ever use a situation (called shots of any
 # kind, holds, spells, leading, multi-action weapons, who is next to whom); the round
 # skips the work of those it cannot, so a branch costs only where it is taken. G_CORE:
@@ -128,10 +127,6 @@ def strength_bonus(strength, table: dict) -> int:
             bonus = value
     return bonus
 
-
-def legacy() -> int:
-    """1: the readings before the review's fixes (for measuring what the fixes change)."""
-    return int(os.environ.get("SKIRMISH_GM_LEGACY", "0") == "1")
 
 
 def build(scenario) -> Setup:
@@ -252,7 +247,6 @@ def build(scenario) -> Setup:
     flags[G_MAY_MOVE] = not static and bool((ct[C_MOVE_MODE] != HOLD_GROUND).any())
     flags[G_AIM] = bool(ct[C_COVER_AIM].any()) or COVER in _scripted_actions(cs)
     flags[G_EXTRA] = bool(ct[C_EXTRA_UNAWARE].any()) or flags[G_AIM]
-    flags[G_LEGACY] = legacy()
     flags[G_KO_COST] = rules["knockout_costs_combat_bonus"]
     _situations(flags, ct, st, sp, cs, len(spells))
     table = policy_vm.build_table([c.policy for c in cs], OBSERVATION_NAMES, {"nearest_enemy": "distance"})
