@@ -95,7 +95,8 @@ def engine_counts(result) -> dict:
 def agreement(e: dict, p: dict) -> list[tuple[str, float, float, float]]:
     """(figure, engine, plain, z): every side's win rate, every combatant's down and fled
     rates, and mean rounds, with z the difference over its standard error."""
-    pairs = [(side if side in ("draw", "unfinished") else f"{side} wins", e["wins"].get(side, 0), p["wins"].get(side, 0))
+    pairs = [(side if side in ("draw", "unfinished") else f"{side} wins",
+              e["wins"].get(side, 0), p["wins"].get(side, 0))
              for side in sorted(set(e["wins"]) | set(p["wins"]))]
     for name in e["states"]:
         es, ps = e["states"][name], p["states"].get(name, {})

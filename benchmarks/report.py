@@ -100,15 +100,16 @@ def render(results: list[Measured], floor_ns: dict, load_at_start) -> str:
         "program one would write without the engine (Python's `random`, one skirmish at a time,",
         "the same rules, reading the same file: `benchmarks/plain_loop*.py`).",
         "",
-        "| ruleset | scenario | mean rounds | 1 worker /s | 2 workers /s | 2 over 1 | 2 workers, summary only /s | plain loop /s | engine over plain loop (1 / 2 workers) | per CPU-second |",
+        ("| ruleset | scenario | mean rounds | 1 worker /s | 2 workers /s | 2 over 1 | 2 workers, summary only /s "
+         "| plain loop /s | engine over plain loop (1 / 2 workers) | per CPU-second |"),
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for m in results:
         b = m.bench
         lines.append(
             f"| {b.ruleset} | `{b.scenario}` | {m.mean_rounds:.2f} | {m.rate_1:,.0f} | {m.rate_2:,.0f} | "
-            f"{m.rate_2 / m.rate_1:.2f}x | {m.rate_summary_2:,.0f} | {m.rate_plain:,.0f} | {m.rate_1 / m.rate_plain:.1f}x / "
-            f"{m.rate_2 / m.rate_plain:.1f}x | {m.cpu_ratio:.1f}x |")
+            f"{m.rate_2 / m.rate_1:.2f}x | {m.rate_summary_2:,.0f} | {m.rate_plain:,.0f} | "
+            f"{m.rate_1 / m.rate_plain:.1f}x / {m.rate_2 / m.rate_plain:.1f}x | {m.cpu_ratio:.1f}x |")
     lines += ["", "Skirmishes: " + "; ".join(
         f"{m.bench.ruleset} {m.n:,} (engine) and {m.plain_n:,} (plain loop)" for m in results) + ".",
         "The scenarios: " + "; ".join(f"{m.bench.ruleset}: {m.bench.about}" for m in results) + ".",
@@ -142,7 +143,8 @@ def render(results: list[Measured], floor_ns: dict, load_at_start) -> str:
         "the last columns count what the rules actually call for (the plain loop's draws,",
         "tallied through a counting `random.Random`) and the floor that would set.",
         "",
-        "| ruleset | dice per skirmish | uniforms per skirmish | floor (skirmishes/s per core) | engine (per CPU-second) | engine cost over floor | numbers the rules need | their floor (/s) |",
+        ("| ruleset | dice per skirmish | uniforms per skirmish | floor (skirmishes/s per core) "
+         "| engine (per CPU-second) | engine cost over floor | numbers the rules need | their floor (/s) |"),
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for m in results:

@@ -55,8 +55,8 @@ class Aggregate:
         return self
 
     def to_bytes(self) -> bytes:
-        arrays = {"n": np.array([self.n, self.stalled], np.int64), "winners": self.winners, "rounds_hist": self.rounds_hist,
-                  "states": self.states}
+        arrays = {"n": np.array([self.n, self.stalled], np.int64), "winners": self.winners,
+                  "rounds_hist": self.rounds_hist, "states": self.states}
         arrays.update({f"sum_{k}": v for k, v in self.sums.items()})
         arrays.update({f"hist_{k}": v for k, v in self.damage_hist.items()})
         buf = io.BytesIO()

@@ -283,7 +283,8 @@ def move_line(pos, grid: Grid, movers, direction, allowance, blocking):
     moved = np.zeros((n, c), dtype=np.int32)
     direction = np.asarray(direction, dtype=np.int16)
     for i in range(c):
-        budget = np.where(movers[:, i] & (direction[:, i] != 0).any(axis=1), allowance[:, i] if np.ndim(allowance) else allowance, 0)
+        budget = np.where(movers[:, i] & (direction[:, i] != 0).any(axis=1),
+                          allowance[:, i] if np.ndim(allowance) else allowance, 0)
         for _ in range(int(np.max(budget, initial=0))):
             nxt = pos[:, i] + direction[:, i]
             ok = (budget > 0) & _inside(nxt[:, None], grid)[:, 0] & ~_occupied(nxt[:, None], pos, blocking, i)[:, 0]

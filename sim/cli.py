@@ -86,7 +86,8 @@ class Group(click.Group):
             click.echo(f"error: {e}", err=True)
             ctx.exit(EXIT_BAD_INPUT)
         except click.UsageError as e:  # a subcommand's options: one paragraph too, not click's usage block
-            where = f"skirmish {e.ctx.info_name} --help" if e.ctx is not None and e.ctx is not ctx else "skirmish --help"
+            where = (f"skirmish {e.ctx.info_name} --help" if e.ctx is not None and e.ctx is not ctx
+                     else "skirmish --help")
             click.echo(f"error: {e.format_message()} See `{where}`.", err=True)
             ctx.exit(EXIT_BAD_INPUT)
         except OSError as e:
@@ -118,23 +119,31 @@ def main():
 
 @main.command(epilog=EXIT_STATUSES)
 @click.argument("scenarios", nargs=-1, required=True)
-@click.option("-n", "--skirmishes", type=SKIRMISHES, help="How many skirmishes (default: the scenario's run.skirmishes).")
+@click.option("-n", "--skirmishes", type=SKIRMISHES,
+              help="How many skirmishes (default: the scenario's run.skirmishes).")
 @click.option("--seed", type=SEED, help="Random seed (default: the scenario's run.seed).")
 @click.option("--jobs", "-j", type=JOBS, default=1, show_default=True, help="Worker processes.")
 @click.option("--max-rounds", type=ROUNDS, help="Rounds before a fight counts as unfinished.")
-@click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", help="Override a scenario value, e.g. rules.resolution=sequential.")
-@click.option("--out", type=click.Path(dir_okay=True), help="Write the outcome tables: X.parquet is the skirmish table (pd.read_parquet reads it), "
+@click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
+              help="Override a scenario value, e.g. rules.resolution=sequential.")
+@click.option("--out", type=click.Path(dir_okay=True),
+              help="Write the outcome tables: X.parquet is the skirmish table (pd.read_parquet reads it), "
                    "X.combatants.parquet beside it; or X.csv (+ X.meta.json); a folder for several scenarios. "
                    "The paths written are printed.")
-@click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object to stdout instead of the text summary.")
-@click.option("--report", "report_dir", type=click.Path(file_okay=False), help="Also write an HTML report with figures into this folder.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar (there is none anyway when stderr is not a terminal).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print exactly one JSON object to stdout instead of the text summary.")
+@click.option("--report", "report_dir", type=click.Path(file_okay=False),
+              help="Also write an HTML report with figures into this folder.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No progress bar (there is none anyway when stderr is not a terminal).")
 @click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
               help="Where chunks are played: local worker processes (loky) or a dask cluster (a local one "
                    "with --jobs workers unless --scheduler is given).")
-@click.option("--scheduler", metavar="tcp://HOST:PORT", help="Play on an existing dask cluster (implies --backend dask).")
+@click.option("--scheduler", metavar="tcp://HOST:PORT",
+              help="Play on an existing dask cluster (implies --backend dask).")
 @click.option("--summary-only", is_flag=True, help="Keep counts, sums and histograms only: constant memory for any -n.")
-@click.option("--run-dir", type=click.Path(file_okay=False), help="Save every finished chunk in this folder, so --resume can finish an interrupted run.")
+@click.option("--run-dir", type=click.Path(file_okay=False),
+              help="Save every finished chunk in this folder, so --resume can finish an interrupted run.")
 @click.option("--resume", is_flag=True, help="Finish the run in --run-dir without replaying its finished chunks.")
 def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir, quiet, backend, scheduler,
         summary_only, run_dir, resume):
@@ -253,7 +262,8 @@ def new(ruleset, file, force):
 @main.command()
 @click.argument("scenario")
 @click.option("--seed", type=SEED, help="Seed of the run to replay (default: the scenario's).")
-@click.option("--skirmish", "-k", type=click.IntRange(0, MAX_SKIRMISHES - 1), default=0, show_default=True, help="Which skirmish of that run.")
+@click.option("--skirmish", "-k", type=click.IntRange(0, MAX_SKIRMISHES - 1), default=0, show_default=True,
+              help="Which skirmish of that run.")
 @click.option("-n", "--skirmishes", type=SKIRMISHES, help="Size of the run it belongs to (default: the scenario's).")
 @click.option("--max-rounds", type=ROUNDS)
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE")

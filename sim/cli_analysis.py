@@ -200,9 +200,10 @@ def tune(scenario, param, target, rng, max_n, skirmishes, seed, jobs, max_rounds
     click.echo(f"  {'value':>7}  {side + ' win rate':<28} {'vs answer (paired)':<30} skirmishes")
     for _, r in df.iterrows():
         mark = {"answer": "<- answer", "below": "", "above": ""}.get(r["role"], "")
-        click.echo(f"  {r['value']:>7}  {interval(r[f'{side}.win_rate'], r[f'{side}.win_lo'], r[f'{side}.win_hi']):<28} "
-                   f"{signed(r['diff_vs_answer'], r['diff_vs_answer_lo'], r['diff_vs_answer_hi']) if r['role'] != 'answer' else '':<30} "
-                   f"{r['skirmishes']:>9,} {mark}")
+        rate = interval(r[f"{side}.win_rate"], r[f"{side}.win_lo"], r[f"{side}.win_hi"])
+        vs = (signed(r["diff_vs_answer"], r["diff_vs_answer_lo"], r["diff_vs_answer_hi"])
+              if r["role"] != "answer" else "")
+        click.echo(f"  {r['value']:>7}  {rate:<28} {vs:<30} {r['skirmishes']:>9,} {mark}")
     _exit_unless(reachable)
 
 

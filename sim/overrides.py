@@ -52,7 +52,8 @@ def _resolve(container, key, path, create: bool):
         for i, e in enumerate(container):
             if isinstance(e, dict) and e.get("name") == key[1]:
                 return i
-        raise ScenarioError(f"no entry named '{key[1]}'.{closest(key[1], names)} Entries: {', '.join('null' if n is None else str(n) for n in names)}.",
+        raise ScenarioError(f"no entry named '{key[1]}'.{closest(key[1], names)} "
+                            f"Entries: {', '.join('null' if n is None else str(n) for n in names)}.",
                             path=path)
     if isinstance(key, int):
         if not isinstance(container, list) or not -len(container) <= key < len(container):
@@ -82,7 +83,7 @@ def set_path(data: dict, path: str, value) -> dict:
     out = copy.deepcopy(data)
     parts = split_path(path)
     node = out
-    for i, key in enumerate(parts[:-1]):
+    for _, key in enumerate(parts[:-1]):
         k = _resolve(node, key, path, create=isinstance(key, str) and key in CREATABLE)
         if isinstance(node, dict) and (k not in node or node[k] is None):
             node[k] = {}

@@ -117,7 +117,8 @@ def compile_condition(text: str, names: dict[str, str], path: str,
         if isinstance(node, ast.Name):
             lowered = {"true": True, "false": False}
             if node.id.lower() in lowered:
-                return lambda obs, v=lowered[node.id.lower()]: v
+                value = lowered[node.id.lower()]
+                return lambda obs, v=value: v
             if node.id in aliases:
                 return lambda obs, key=aliases[node.id]: obs[key]
             if node.id not in names:

@@ -47,7 +47,8 @@ TOP_FIELDS = {
     "battlefield": Field("any", None, "the grid, distance rule and starting distance (default: melee contact)",
                          shape="a mapping of the fields under \"Battlefield\""),
     "run": Field("record", {k: f.default for k, f in RUN_FIELDS.items()}, "run settings", fields=RUN_FIELDS),
-    "sweep": Field("any", None, "variants for `skirmish sweep`: {vary: {PATH: VALUES}} (checked by sim/analysis/sweep.py)",
+    "sweep": Field("any", None,
+                   "variants for `skirmish sweep`: {vary: {PATH: VALUES}} (checked by sim/analysis/sweep.py)",
                    shape="{vary: {PATH: VALUES}}, VALUES as `0..6`, `0..20:5`, `d6,d8` or a list"),
 }
 
@@ -239,7 +240,7 @@ def build_scenario(data: dict, source: str = "<scenario>") -> Scenario:
     scen = Scenario(name=top["name"], ruleset_name=top["ruleset"], rules=rules, side_names=list(sides_raw),
                     combatants=combatants, run=top["run"], data=data, source=source,
                     description=top["description"], battlefield_spec=battlefield, formations=formations)
-    scen.layout  # places everyone now so a bad layout is reported at load time
+    _ = scen.layout  # places everyone now so a bad layout is reported at load time
     ruleset.check(scen)
     return scen
 

@@ -83,7 +83,8 @@ def validate(value, spec: Field, path: str):
     if kind == "any":
         out = value
     elif kind == "int":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(value, float) and not value.is_integer()):
+        if (isinstance(value, bool) or not isinstance(value, (int, float))
+                or (isinstance(value, float) and not value.is_integer())):
             fail(f"got {_type_name(value)}; expected {spec.describe()}.")
         out = int(value)
         _check_range(out, spec, fail)

@@ -107,7 +107,8 @@ def dotted_sweep_frame():
     p = "sides.yeti.combatants[Yeti].defense"
     d = pd.DataFrame({"variant": range(len(plain)), p: plain[p]})
     for s in ("party", "yeti"):
-        d[f"{s}.win_rate"], d[f"{s}.win_lo"], d[f"{s}.win_hi"] = (plain[f"{s}_{k}"] for k in ("win_rate", "ci_lo", "ci_hi"))
+        d[f"{s}.win_rate"], d[f"{s}.win_lo"], d[f"{s}.win_hi"] = (
+            plain[f"{s}_{k}"] for k in ("win_rate", "ci_lo", "ci_hi"))
         d[f"{s}.diff_base"], d[f"{s}.diff_base_lo"], d[f"{s}.diff_base_hi"] = 0.0, -0.01, 0.01
     d["skirmishes"] = 2000
     d["draw_rate"], d["rounds_mean"], d["rounds_lo"], d["rounds_hi"] = 0.01, 4.0, 3.9, 4.1
@@ -129,7 +130,8 @@ def dotted_sensitivity_frame():
             delta = sign * 0.1 / (i + 1)
             for s, f in (("party", -1), ("yeti", 1)):
                 row[f"{s}.base_rate"], row[f"{s}.win_rate"] = 0.5, 0.5 + f * delta
-                row[f"{s}.delta"], row[f"{s}.delta_lo"], row[f"{s}.delta_hi"] = f * delta, f * delta - 0.01, f * delta + 0.01
+                row[f"{s}.delta"], row[f"{s}.delta_lo"], row[f"{s}.delta_hi"] = (
+                    f * delta, f * delta - 0.01, f * delta + 0.01)
             rows.append({**row, **PROV})
     d = pd.DataFrame(rows)
     d.attrs["analysis"] = {"command": "sensitivity", "skirmishes": 2000, "combatants": "all"}

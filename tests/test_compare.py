@@ -37,7 +37,8 @@ def test_figures_are_those_of_the_same_run_played_alone(pair):
     assert df.loc["Yeti.down_rate", "b"] == pytest.approx(yeti["down_rate"])
     assert df.loc["Yeti.fled_rate", "b"] == pytest.approx(yeti["fled_rate"])
     assert df.loc["rounds_mean", "b"] == pytest.approx(rb.skirmishes["rounds"].mean())
-    assert df.loc["party.win_rate", "diff"] == pytest.approx(df.loc["party.win_rate", "b"] - df.loc["party.win_rate", "a"])
+    assert df.loc["party.win_rate", "diff"] == pytest.approx(
+        df.loc["party.win_rate", "b"] - df.loc["party.win_rate", "a"])
 
 
 def test_common_random_numbers_narrow_the_interval(pair):

@@ -55,7 +55,8 @@ def each(keyed: bool = False, declared: bool = False) -> list:
     for name in rulesets.names():
         marks = []
         if keyed and not compiled(name):
-            marks.append(pytest.mark.xfail(strict=True, reason="keyed randomness arrives with the port (issue 13 / 14)"))
+            marks.append(pytest.mark.xfail(strict=True,
+                                           reason="keyed randomness arrives with the port (issue 13 / 14)"))
         if declared and getattr(rulesets.get(name), "outcome_columns", None) is None:
             marks.append(pytest.mark.xfail(strict=True, reason="outcome_columns are declared with the port"))
         out.append(pytest.param(name, marks=marks))

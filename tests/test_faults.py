@@ -101,7 +101,7 @@ def test_ctrl_c_on_a_parallel_run_with_tables_always_exits_and_the_printed_comma
         case = tmp_path / str(attempt)
         run_dir, out = case / "run", case / "out" / "y.parquet"
         p = _cli("run", YETI, "-n", 6000, "--seed", 4, "--run-dir", run_dir, "--out", out, "-j", 2)
-        _wait_for(lambda: _finished_chunks(run_dir) >= 2, p)
+        _wait_for(lambda run_dir=run_dir: _finished_chunks(run_dir) >= 2, p)
         time.sleep(delay)
         os.killpg(p.pid, signal.SIGINT)
         if second is not None:

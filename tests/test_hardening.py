@@ -290,7 +290,8 @@ def _sides(data, party_count: int, yeti_count: int) -> dict:
 
 
 @settings(max_examples=60, deadline=None, derandomize=CI)
-@given(per_side=st.integers(1, 500), formations=st.tuples(*[st.sampled_from(["line", "column", "wedge", "scattered"])] * 2))
+@given(per_side=st.integers(1, 500),
+       formations=st.tuples(*[st.sampled_from(["line", "column", "wedge", "scattered"])] * 2))
 def test_a_big_battle_with_no_battlefield_block_always_fits_its_default_grid(per_side, formations):
     data = _sides(copy.deepcopy(YETI), per_side, per_side)
     for side, formation in zip(data["sides"].values(), formations):

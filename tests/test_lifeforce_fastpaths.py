@@ -96,4 +96,5 @@ def test_line_steps_matches_walking_the_line():
     got = line_steps(start, direction, tpos, reach, limit)
     assert (got == want).all()
     assert (want > 0).mean() > 0.2
-    assert (line_steps(start, direction, tpos, 2, 6) == line_steps(start, direction, tpos, np.full(m, 2), np.full(m, 6))).all()
+    assert (line_steps(start, direction, tpos, 2, 6)
+            == line_steps(start, direction, tpos, np.full(m, 2), np.full(m, 6))).all()

@@ -69,7 +69,8 @@ def test_report_of_several_runs_keeps_them_apart(yeti, tmp_path):
 def test_analysis_reports_have_every_section(kind, tmp_path):
     meta = {"scenario": "Yeti", "scenario_hash": "abc123", "seed": 1, "package_version": sim.__version__}
     if kind == "sweep":
-        index, figs, sec = report_sweep(sweep_frame(), tmp_path, meta=meta), ["sweep"], "win-rate-against-the-varied-value"
+        index = report_sweep(sweep_frame(), tmp_path, meta=meta)
+        figs, sec = ["sweep"], "win-rate-against-the-varied-value"
     elif kind == "sweep2":
         index = report_sweep(sweep2_frame(), tmp_path, meta=meta)
         figs, sec = ["sweep-party", "sweep-yeti"], "win-rate-against-the-varied-values"
@@ -77,7 +78,8 @@ def test_analysis_reports_have_every_section(kind, tmp_path):
         index = report_sensitivity(sensitivity_frame(4), tmp_path, meta=meta)
         figs, sec = ["tornado-party", "tornado-yeti"], "which-stats-matter-most"
     else:
-        index, figs, sec = report_tournament(tournament_frame(5), tmp_path, meta=meta), ["tournament"], "policy-against-policy"
+        index = report_tournament(tournament_frame(5), tmp_path, meta=meta)
+        figs, sec = ["tournament"], "policy-against-policy"
     html = check_page(index, figs, ["verdict", sec, "provenance"])
     assert "abc123" in html
 

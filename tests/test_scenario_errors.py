@@ -127,7 +127,8 @@ def test_validate_reports_every_bad_file_and_exits_2(tmp_path):
     (tmp_path / "good.yaml").write_text(YETI.read_text(encoding="utf-8"), encoding="utf-8")
     res = CliRunner().invoke(main, ["validate", str(tmp_path)])
     assert res.exit_code == 2
-    assert "good.yaml: ok" in res.output and "bad.yaml, line 20, field 'sides.party.combatants[Sam Stevens].verve'" in res.output
+    assert "good.yaml: ok" in res.output
+    assert "bad.yaml, line 20, field 'sides.party.combatants[Sam Stevens].verve'" in res.output
 
 
 def test_python_api_raises_scenario_error_with_path():

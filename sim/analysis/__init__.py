@@ -13,5 +13,6 @@ from sim.analysis.sweep import sweep
 from sim.analysis.tournament import best_responses, matrix, tournament, verdicts
 from sim.analysis.tune import tune
 
-__all__ = ["compare", "compare_results", "run_adaptive", "widest_half_width", "PROVENANCE_COLUMNS", "paired_diff", "play_variants",
-           "win_matrix", "sensitivity", "sweep", "tournament", "matrix", "best_responses", "verdicts", "tune"]
+__all__ = ["compare", "compare_results", "run_adaptive", "widest_half_width", "PROVENANCE_COLUMNS", "paired_diff",
+           "play_variants", "win_matrix", "sensitivity", "sweep", "tournament", "matrix", "best_responses", "verdicts",
+           "tune"]

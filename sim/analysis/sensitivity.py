@@ -128,7 +128,8 @@ def sensitivity(scenario, combatants: list[str] | None = None, n: int | None = 2
         for s, sname in enumerate(sides):
             row[f"{sname}.base_rate"] = float(wins[0][:, s].mean())
             row[f"{sname}.win_rate"] = float(w[:, s].mean())
-            row[f"{sname}.delta"], row[f"{sname}.delta_lo"], row[f"{sname}.delta_hi"] = paired_diff(wins[0][:, s], w[:, s])
+            row[f"{sname}.delta"], row[f"{sname}.delta_lo"], row[f"{sname}.delta_hi"] = paired_diff(
+                wins[0][:, s], w[:, s])
         row["own_delta"] = row[f"{side}.delta"]
         row["significant"] = bool(row[f"{side}.delta_lo"] > 0 or row[f"{side}.delta_hi"] < 0)
         row.update(provenance_columns(base, scen, played.seed))

@@ -102,7 +102,8 @@ def sweep(scenario, vary: dict | None = None, n: int | None = None, seed: int | 
                 row[f"{side}.diff_{tag}"], row[f"{side}.diff_{tag}_lo"], row[f"{side}.diff_{tag}_hi"] = d
         row.update(provenance_columns(base, scen, played.seed))
         rows.append(row)
-    return frame(rows, {"command": "sweep", "sides": list(sides), "vary": {p: [cell(v) for v in vs] for p, vs in vary.items()},
+    return frame(rows, {"command": "sweep", "sides": list(sides),
+                        "vary": {p: [cell(v) for v in vs] for p, vs in vary.items()},
                         "skirmishes": played.skirmishes, "crn": crn, "steps": played.steps})
 
 

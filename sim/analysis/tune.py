@@ -219,7 +219,8 @@ def _table(base, ev: _Evaluator, param, side, s, target, lo, hi, answer, status)
         for j, name in enumerate(base.side_names):
             kk = int(w[:, j].sum())
             lo_j, hi_j = wilson(kk, len(w))
-            row[f"{name}.win_rate"], row[f"{name}.win_lo"], row[f"{name}.win_hi"] = kk / len(w), float(lo_j), float(hi_j)
+            row[f"{name}.win_rate"], row[f"{name}.win_lo"], row[f"{name}.win_hi"] = (
+                kk / len(w), float(lo_j), float(hi_j))
         row["diff_vs_answer"], row["diff_vs_answer_lo"], row["diff_vs_answer_hi"] = d
         row.update({"param": param, "target_side": side, "target": target, "status": status,
                     "on_target": bool(plo <= target <= phi), "message": message})

@@ -7,8 +7,8 @@ self-contained HTML page, plus each figure as PNG and SVG.
 Figure functions (sim.report.figures, sim.report.analysis_figures) take plain
 DataFrames and return matplotlib Figures, for use in notebooks.
 """
-from sim.report.build import (analysis_figure, report_frame, report_results, report_run, report_sensitivity, report_sweep,
-                              report_tournament, report_tune)
+from sim.report.build import (analysis_figure, report_frame, report_results, report_run, report_sensitivity,
+                              report_sweep, report_tournament, report_tune)
 from sim.report.compare import report_comparison
 from sim.report.tables import RunTables, load_tables
 

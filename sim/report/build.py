@@ -215,7 +215,8 @@ def report_frame(frame: pd.DataFrame, out_dir, meta: dict | None = None, title: 
         return report_tune(frame, out_dir, meta=meta, title=title)
     if kind == "sweep":
         return report_sweep(frame, out_dir, meta=meta, title=title)
-    raise ValueError("not a sweep, tune, sensitivity or tournament table: columns " + ", ".join(map(str, frame.columns)))
+    raise ValueError("not a sweep, tune, sensitivity or tournament table: columns "
+                     + ", ".join(map(str, frame.columns)))
 
 
 def analysis_figure(frame: pd.DataFrame, side: str | None = None):

@@ -90,7 +90,8 @@ def difference_figure(df: pd.DataFrame, kind: str = "rate", title: str | None = 
     ax.set_xlim(-span, span)
     unit = "percentage points" if kind == "rate" else "rounds or damage points per fight"
     ax.set_title(title or ("Rates: B - A" if kind == "rate" else "Fight length and damage: B - A"))
-    ax.set_xlabel(f"B - A ({unit}), paired 95% interval\nblack: a clear difference (interval misses 0); grey: not clear")
+    ax.set_xlabel(f"B - A ({unit}), paired 95% interval\n"
+                  "black: a clear difference (interval misses 0); grey: not clear")
     return fig
 
 
@@ -126,7 +127,8 @@ def compare_survival_figure(tables, labels, title: str | None = None):
         surv = survival_table(t)
         for s in t.sides:
             d = surv[surv["side"] == s]
-            ax.plot(d["round"], d["standing"] * 100, color=colors[s], ls=style, lw=2, label=f"{short(s, 20)} ({letter})")
+            ax.plot(d["round"], d["standing"] * 100, color=colors[s], ls=style, lw=2,
+                    label=f"{short(s, 20)} ({letter})")
     ax.set_ylim(-2, 104)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.yaxis.set_major_formatter(PercentFormatter(decimals=0))

@@ -102,8 +102,9 @@ def design_section(scen, overrides: dict | None = None, title: str = "What was p
     armory = scen.data.get("armory")
     if isinstance(armory, dict) and armory:
         tables.append(("Armory (weapons used by name)",
-                       pd.DataFrame({"weapon": list(armory), "as defined": [gear({"name": k, **v}) if isinstance(v, dict)
-                                                                             else text(v) for k, v in armory.items()]})))
+                       pd.DataFrame({"weapon": list(armory),
+                                     "as defined": [gear({"name": k, **v}) if isinstance(v, dict) else text(v)
+                                                    for k, v in armory.items()]})))
     if overrides:
         paras.insert(0, "Played with " + overrides_text(overrides) + ".")
     return Section(title, paras, [], tables, level=level, anchor=anchor)

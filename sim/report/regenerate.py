@@ -46,7 +46,8 @@ def regenerate(scenarios=None, n: int | None = None, jobs: int = 1, reports_root
 @click.argument("scenarios", nargs=-1)
 @click.option("-n", "--skirmishes", type=click.IntRange(min=1), help="Override every scenario's run.skirmishes.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--reports", "reports_root", type=click.Path(file_okay=False), help="Where reports go (default: reports/).")
+@click.option("--reports", "reports_root", type=click.Path(file_okay=False),
+              help="Where reports go (default: reports/).")
 @click.option("--quiet", "-q", is_flag=True)
 def main(scenarios, skirmishes, jobs, reports_root, quiet):
     """Regenerate the report of each shipped scenario (default: all of scenarios/)."""
