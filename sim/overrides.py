@@ -130,8 +130,11 @@ def parse_values(spec, path: str = "") -> list:
             if step < 1:
                 raise ScenarioError(f"the step in '{text}' must be at least 1.", path=path or None)
             span = range(lo, hi + 1, step)
-            if len(span) > MAX_SWEEP_VALUES:  # before listing it: 0..10**9 would not fit in memory
-                raise ScenarioError(f"'{text}' gives {len(span)} values; keep a sweep under {MAX_SWEEP_VALUES} "
+            # Counted before listing (0..10**9 would not fit in memory), and arithmetically:
+            # len() of a range past 2**63 values overflows.
+            count = max(0, (hi - lo) // step + 1)
+            if count > MAX_SWEEP_VALUES:
+                raise ScenarioError(f"'{text}' gives {count} values; keep a sweep under {MAX_SWEEP_VALUES} "
                                     "per path (a narrower range or a step, e.g. 0..1000:100).", path=path or None)
             values = list(span)
         elif text.startswith("["):

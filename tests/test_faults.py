@@ -125,8 +125,8 @@ def test_ctrl_c_on_a_parallel_run_with_tables_always_exits_and_the_printed_comma
         reference = sim.run(YETI, n=6000, seed=4)
     finally:
         runner.CHUNK_SIZE = runner_chunk
-    pd.testing.assert_frame_equal(pd.read_parquet(out.with_name("y.skirmishes.parquet")), reference.skirmishes)
-    assert sorted(p.name for p in out.parent.iterdir()) == ["y.combatants.parquet", "y.skirmishes.parquet"]
+    pd.testing.assert_frame_equal(pd.read_parquet(out), reference.skirmishes)
+    assert sorted(p.name for p in out.parent.iterdir()) == ["y.combatants.parquet", "y.parquet"]
 
 
 def test_sigkill_leftovers_are_removed_by_the_next_run_into_the_same_folder(tmp_path):
@@ -141,12 +141,12 @@ def test_sigkill_leftovers_are_removed_by_the_next_run_into_the_same_folder(tmp_
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     host = socket.gethostname().replace(".", "_")
-    (out.parent / f".y.skirmishes.parquet.{dead.pid}@{host}.abc123.part").write_bytes(b"half")
+    (out.parent / f".y.parquet.{dead.pid}@{host}.abc123.part").write_bytes(b"half")
     mine = out.parent / f".y.combatants.parquet.{os.getpid()}@{host}.def456.part"  # a live owner's
     mine.write_bytes(b"in progress")
     code, _, err = _finish(_cli("run", YETI, "-n", 900, "--out", out))
     assert code == 0, err
-    assert sorted(p.name for p in out.parent.iterdir()) == [mine.name, "y.combatants.parquet", "y.skirmishes.parquet"]
+    assert sorted(p.name for p in out.parent.iterdir()) == [mine.name, "y.combatants.parquet", "y.parquet"]
     assert remove_stale_temporaries(out.parent) == []  # the live process's file stays
 
 

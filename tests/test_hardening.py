@@ -469,7 +469,7 @@ def test_tables_and_reports_get_the_permissions_of_any_new_file(tmp_path):
 def test_a_damaged_table_given_to_report_is_one_paragraph(tmp_path, damage):
     out = tmp_path / "t.parquet"
     assert CliRunner().invoke(main, ["run", YETI_FILE, "-n", "50", "--out", str(out)]).exit_code == 0
-    victim = tmp_path / "t.skirmishes.parquet"
+    victim = out  # the skirmish table (t.combatants.parquet beside it)
     raw = victim.read_bytes()
     victim.write_bytes({"garbage": b"not parquet at all", "truncated": raw[: len(raw) // 2], "empty": b""}[damage])
     r = CliRunner().invoke(main, ["report", str(out), "-o", str(tmp_path / "rep")])
