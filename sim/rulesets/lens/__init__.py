@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from sim.errors import ScenarioError, closest
-from sim.rulesets.lens import engine, schema
+from sim.rulesets.lens import engine, play as compiled_play, schema
 from sim.rulesets.lens import tables as T
 
 
@@ -20,6 +20,15 @@ class Lens:
     policy_fields = schema.POLICY_FIELDS
     actions = schema.ACTIONS
     observations = schema.OBSERVATIONS
+    observation_aliases = {"body_frac": "health"}
+    action_aliases: dict = {}
+    # One compiled kernel plays every Lens scenario (sim/rulesets/lens/kernel.py); the
+    # NumPy engine below stays for the agreement checks until it is retired.
+    compiled = True
+    outcome_columns = ("momentum_spent", "defences_used", "recovered", "void", "body_left", "bracket")
+    play = staticmethod(compiled_play.play)
+    trace = staticmethod(compiled_play.trace)
+    warm = staticmethod(compiled_play.warm)
 
     build = staticmethod(engine.build)
     init = staticmethod(engine.init)
