@@ -135,6 +135,8 @@ def validate(scenarios):
             s = load_scenario(f)
             click.echo(f"{f}: ok ({s.ruleset.title}, {len(s.combatants)} combatants, sides "
                        f"{', '.join(s.side_names)})")
+            for note in getattr(s.ruleset, "warnings", lambda _: [])(s):
+                click.echo(f"  note: {note}")
         except ScenarioError as e:
             bad += 1
             click.echo(f"error: {e}", err=True)

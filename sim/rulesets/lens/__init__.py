@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from sim.errors import ScenarioError, closest
-from sim.rulesets.lens import engine, play as compiled_play, schema
+from sim.rulesets.lens import advice, engine, play as compiled_play, schema
 from sim.rulesets.lens import tables as T
 
 
@@ -31,6 +31,7 @@ class Lens:
     warm = staticmethod(compiled_play.warm)
 
     build = staticmethod(engine.build)
+    warnings = staticmethod(advice.warnings)
     init = staticmethod(engine.init)
     step = staticmethod(engine.step)
     is_over = staticmethod(engine.is_over)

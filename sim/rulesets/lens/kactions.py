@@ -27,10 +27,13 @@ from sim.rulesets.lens.kvalue import (attack_chance, blow_value, momentum_worth,
                                       tag_gain, uses_spell)
 
 _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+# The rules themselves are compiled once each and called: inlining every rule into every
+# caller made one kernel of some 10 GB of compiler memory.
+_jit = njit(cache=True, nogil=True, _nrt=False)
 FLED = 3
 
 
-@_inline
+@_jit
 def helpers(K, st, c, ability, ctx, ev, cnt):
     """Talent-die sides of the ally who Assists and the enemy who Interferes (0: none), paid for.
 
@@ -65,7 +68,7 @@ def helpers(K, st, c, ability, ctx, ev, cnt):
     return out_a, out_i
 
 
-@_inline
+@_jit
 def _help_pays(K, st, c, j, ability, kind):
     ci = K[0]
     tn = 99
@@ -85,7 +88,7 @@ def _help_pays(K, st, c, j, ability, kind):
     return change > momentum_worth(K, st, j)
 
 
-@_inline
+@_jit
 def connects(K, st, c, eff, mean_hit, ctx, ev, cnt):
     """Whether an attack-like roll hits, paying a Sacrifice's second Momentum where it is taken."""
     ci, R = K[0], K[9]
@@ -111,7 +114,7 @@ def connects(K, st, c, eff, mean_hit, ctx, ev, cnt):
     return hit
 
 
-@_inline
+@_jit
 def tags_to_attach(K, st, c, tgt, budget):
     """How many weapon tags to attach: the family's count up to the cap and the Momentum,
     or, in the default play, each next tag while what it adds beats another attack."""
@@ -150,7 +153,7 @@ def _pay(st, c, amount):
     st[SPENT, c] += amount
 
 
-@_inline
+@_jit
 def attack(K, st, c, tagged, mode, cand, health, dist, focus, seed, ctx, ev, cnt):
     ci, R, prefix = K[0], K[9], K[4]
     if ci[c, HAS_WEAPON] == 0 or cond_any(K, st[COND, c], C_NO_WEAPON) or st[MOM, c] < 1:
@@ -177,7 +180,7 @@ def attack(K, st, c, tagged, mode, cand, health, dist, focus, seed, ctx, ev, cnt
            R[R_SLOTS] + c * MAX_BEATS + beat, True, seed, ctx, ev, cnt)
 
 
-@_inline
+@_jit
 def cast(K, st, c, mode, cand, health, dist, focus, seed, ctx, ev, cnt):
     ci, R = K[0], K[9]
     if ci[c, HAS_SPELL] == 0 or st[MOM, c] < 1:
@@ -214,7 +217,7 @@ def cast(K, st, c, mode, cand, health, dist, focus, seed, ctx, ev, cnt):
            True, seed, ctx, ev, cnt)
 
 
-@_inline
+@_jit
 def use(K, st, c, seed, ctx, ev, cnt):
     """Use: a healing item (its size's Momentum, over several beats or rounds when short) or re-arming."""
     ci, cf, R = K[0], K[1], K[9]
@@ -251,7 +254,7 @@ def use(K, st, c, seed, ctx, ev, cnt):
     emit(ev, cnt, ctx, E_USE, c, paid, int(done), gain, st[BODYV, c], st[PROGRESS, c] * 100 + cost)
 
 
-@_inline
+@_jit
 def move(K, st, c, mode, cand, health, dist, focus, seed, ctx, ev, cnt):
     """Move its speed per Momentum toward the chosen enemy, stopping within reach."""
     ci, R = K[0], K[9]
@@ -274,7 +277,7 @@ def move(K, st, c, mode, cand, health, dist, focus, seed, ctx, ev, cnt):
         st[TURN_OVER, c] = 1
 
 
-@_inline
+@_jit
 def beat(K, P, st, c, obs, stack, wk, cand, health, dist, focus, seed, ctx, ev, cnt):
     action = decide(K, P, st, c, obs, stack, wk, ctx)
     mode = wk[0]

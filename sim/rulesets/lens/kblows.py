@@ -27,6 +27,9 @@ ALWAYS, BIG_HITS = 1, 2
 MAX_BEATS = 64
 
 _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+# The rules themselves are compiled once each and called: inlining every rule into every
+# caller made one kernel of some 10 GB of compiler memory.
+_jit = njit(cache=True, nogil=True, _nrt=False)
 
 
 @_inline
@@ -72,7 +75,7 @@ def allowed(K, st, who, d, mask, missile, magical):
             and not cond_any(K, cond, C_NO_WEAPON))
 
 
-@_inline
+@_jit
 def choose_defence(K, st, who, tn, mean, mask, missile, magical):
     """The defence with the largest expected saving, -1 for none."""
     ci, cf, R = K[0], K[1], K[9]
@@ -92,7 +95,7 @@ def choose_defence(K, st, who, tn, mean, mask, missile, magical):
     return pick
 
 
-@_inline
+@_jit
 def strike(K, st, att, who, damage, mask, missile, magical, mean, blow, defendable, seed, ctx, ev, cnt):
     """A connecting blow of `damage` on `who`; returns the damage dealt."""
     ci, R = K[0], K[9]
@@ -111,7 +114,7 @@ def strike(K, st, att, who, damage, mask, missile, magical, mean, blow, defendab
     return d
 
 
-@_inline
+@_jit
 def defend(K, st, att, who, damage, mask, missile, magical, mean, blow, defendable, seed, ctx, ev, cnt):
     ci, cf, drows, R = K[0], K[1], K[6], K[9]
     tn = ci[att, ATT_RATING]
@@ -167,7 +170,7 @@ def defend(K, st, att, who, damage, mask, missile, magical, mean, blow, defendab
     return dmg
 
 
-@_inline
+@_jit
 def _row_effects(K, st, att, who, d, row, blow, seed, ctx, ev, cnt):
     drows = K[6]
     if drows[d, row, DEF_COND] >= 0:
@@ -184,7 +187,7 @@ def _row_effects(K, st, att, who, d, row, blow, seed, ctx, ev, cnt):
         dodge_step(K, st, who, keyed.uniform(seed, ctx[SK], ctx[RND], SITE_DODGE_STEP, blow, 0), ctx, ev, cnt)
 
 
-@_inline
+@_jit
 def _riposte(K, st, who, att, blow, seed, ctx, ev, cnt):
     """Parry's Triumph: a free attack back, which cannot be defended."""
     ci, R = K[0], K[9]

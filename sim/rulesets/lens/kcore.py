@@ -31,6 +31,9 @@ NEIGHBOURS_X = np.array([1, -1, 0, 0, 1, 1, -1, -1], dtype=np.int64)
 NEIGHBOURS_Y = np.array([0, 0, 1, -1, 1, -1, 1, -1], dtype=np.int64)
 
 _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+# The rules themselves are compiled once each and called: inlining every rule into every
+# caller made one kernel of some 10 GB of compiler memory.
+_jit = njit(cache=True, nogil=True, _nrt=False)
 
 
 @_inline
@@ -51,7 +54,7 @@ def _face(sides, seed, ctx, site, actor, k):
     return keyed.die(sides, seed, ctx[SK], ctx[RND], site, actor, k) if sides > 0 else 0
 
 
-@_inline
+@_jit
 def challenge(K, who, ability, tn, assist, interfere, seed, ctx, site, actor, k0, ev, cnt):
     """Efforts (0 Botch .. 3 Triumph) of character `who` rolling `ability` against `tn`.
 
@@ -148,7 +151,7 @@ def chances(K, who, ability, tn):
     return prob[who, ability, k, 0], prob[who, ability, k, 1], prob[who, ability, k, 2], prob[who, ability, k, 3]
 
 
-@_inline
+@_jit
 def harm(K, st, who, amount, ctx, ev, cnt):
     """Damage into Body, the excess into Void."""
     ci, R = K[0], K[9]
@@ -250,7 +253,7 @@ def free_neighbours(K, st, who):
     return n
 
 
-@_inline
+@_jit
 def dodge_step(K, st, who, u, ctx, ev, cnt):
     """Dodge's free step to an open neighbouring square, chosen with one uniform."""
     if not K[9][R_SPATIAL]:
@@ -274,7 +277,7 @@ TIE = 10_000
 SIDESTEPS = 3
 
 
-@_inline
+@_jit
 def walk(K, st, i, goal, budget, stop, ctx, ev, cnt):
     """Step toward `goal` while a free neighbour is closer (or, a few times, as close):
     sim/battlefield.py's walk for one mover. Returns the cells moved."""

@@ -39,6 +39,9 @@ START_KEYS = ("body_left", "void", "conditions", "items_left")
 SNAP_ROWS = np.array((STATUS, BODYV, VOID, COND, PX, PY, ITEMS, PROGRESS, FORMED, OWED), dtype=np.int64)
 
 _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+# The rules themselves are compiled once each and called: inlining every rule into every
+# caller made one kernel of some 10 GB of compiler memory.
+_jit = njit(cache=True, nogil=True, _nrt=False)
 
 
 @_inline
@@ -63,7 +66,7 @@ def _lasting(K):
     return bits
 
 
-@_inline
+@_jit
 def _start_round(K, st, rnd, ctx, ev, cnt):
     ci, R = K[0], K[9]
     fixed = R[R_FIXES] == 1
@@ -99,7 +102,7 @@ def _start_round(K, st, rnd, ctx, ev, cnt):
             emit(ev, cnt, ctx, E_MOMENTUM, i, mom, st[BRACKET, i], early, pay, loss)
 
 
-@_inline
+@_jit
 def _update_focus(K, st, fo, seed, ctx, ev, cnt):
     """A side keeps its focus until it falls; a new one is drawn among the enemies standing."""
     ci, R = K[0], K[9]
@@ -123,7 +126,7 @@ def _update_focus(K, st, fo, seed, ctx, ev, cnt):
             emit(ev, cnt, ctx, E_FOCUS, s, fo[s], 0, 0, 0, 0)
 
 
-@_inline
+@_jit
 def _phase(K, P, st, early, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, cnt):
     ci, R = K[0], K[9]
     for b in range(R[R_BEATS]):
@@ -137,7 +140,7 @@ def _phase(K, P, st, early, obs, stack, wk, cand, health, dist, fo, seed, ctx, e
             break
 
 
-@_inline
+@_jit
 def _close_in(K, st, wk, ctx, ev, cnt):
     """Monsters with nobody in reach walk their speed toward the nearest enemy; who walks,
     and toward whom, is decided before anybody moves (wk[1 + m]: m's goal)."""
@@ -160,7 +163,7 @@ def _close_in(K, st, wk, ctx, ev, cnt):
             walk(K, st, m, wk[1 + m], ci[m, SPEED], max(ci[m, REACH_ANY], 1), ctx, ev, cnt)
 
 
-@_inline
+@_jit
 def _monsters(K, st, wk, cand, health, dist, fo, seed, ctx, ev, cnt):
     ci, si, R = K[0], K[5], K[9]
     fixed = R[R_FIXES] == 1
@@ -193,7 +196,7 @@ def _monsters(K, st, wk, cand, health, dist, fo, seed, ctx, ev, cnt):
             st[HITS, m] += 1
 
 
-@_inline
+@_jit
 def _end_round(K, st, ctx, ev, cnt):
     ci, R = K[0], K[9]
     for c in range(st.shape[1]):
@@ -210,7 +213,7 @@ def _end_round(K, st, ctx, ev, cnt):
             emit(ev, cnt, ctx, E_END, c, st[START_MOM, c], st[START_MOM, c] - st[MOM, c], left, gain, st[BODYV, c])
 
 
-@_inline
+@_jit
 def play_round(K, P, st, fo, obs, stack, wk, cand, health, dist, seed, ctx, ev, cnt):
     rnd = ctx[RND]
     emit(ev, cnt, ctx, E_ROUND, rnd, 0, 0, 0, 0, 0)
@@ -225,7 +228,7 @@ def play_round(K, P, st, fo, obs, stack, wk, cand, health, dist, seed, ctx, ev, 
     _end_round(K, st, ctx, ev, cnt)
 
 
-@_inline
+@_jit
 def _place(K, st, zi, seed, ctx, ev, cnt):
     """Starting cells: the formation's, scattered sides drawing theirs from their zone."""
     ci, R, zones, zone_len = K[0], K[9], K[11], K[12]
@@ -249,7 +252,7 @@ def _place(K, st, zi, seed, ctx, ev, cnt):
             emit(ev, cnt, ctx, E_START, i, st[PX, i], st[PY, i], 0, 0, 0)
 
 
-@_inline
+@_jit
 def _begin(K, st, fo, has_start, start, row, zi, seed, ctx, ev, cnt):
     ci, R = K[0], K[9]
     st[:, :] = 0
