@@ -68,7 +68,7 @@ def helpers(K, st, c, ability, ctx, ev, cnt):
     return out_a, out_i
 
 
-@_jit
+@_inline
 def _help_pays(K, st, c, j, ability, kind):
     ci = K[0]
     tn = 99
@@ -88,7 +88,7 @@ def _help_pays(K, st, c, j, ability, kind):
     return change > momentum_worth(K, st, j)
 
 
-@_jit
+@_inline
 def connects(K, st, c, eff, mean_hit, ctx, ev, cnt):
     """Whether an attack-like roll hits, paying a Sacrifice's second Momentum where it is taken."""
     ci, R = K[0], K[9]
@@ -114,7 +114,7 @@ def connects(K, st, c, eff, mean_hit, ctx, ev, cnt):
     return hit
 
 
-@_jit
+@_inline
 def tags_to_attach(K, st, c, tgt, budget):
     """How many weapon tags to attach: the family's count up to the cap and the Momentum,
     or, in the default play, each next tag while what it adds beats another attack."""

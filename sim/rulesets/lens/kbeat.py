@@ -129,7 +129,7 @@ def decide(K, P, st, c, obs, stack, wk, ctx):
     return action
 
 
-@_jit
+@_inline
 def _observe(K, P, st, c, obs, frac, in_reach, ctx):
     ci, R = K[0], K[9]
     reads = P[7]

@@ -75,7 +75,7 @@ def allowed(K, st, who, d, mask, missile, magical):
             and not cond_any(K, cond, C_NO_WEAPON))
 
 
-@_jit
+@_inline
 def choose_defence(K, st, who, tn, mean, mask, missile, magical):
     """The defence with the largest expected saving, -1 for none."""
     ci, cf, R = K[0], K[1], K[9]
@@ -170,7 +170,7 @@ def defend(K, st, att, who, damage, mask, missile, magical, mean, blow, defendab
     return dmg
 
 
-@_jit
+@_inline
 def _row_effects(K, st, att, who, d, row, blow, seed, ctx, ev, cnt):
     drows = K[6]
     if drows[d, row, DEF_COND] >= 0:

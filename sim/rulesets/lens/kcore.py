@@ -54,7 +54,7 @@ def _face(sides, seed, ctx, site, actor, k):
     return keyed.die(sides, seed, ctx[SK], ctx[RND], site, actor, k) if sides > 0 else 0
 
 
-@_jit
+@_inline
 def challenge(K, who, ability, tn, assist, interfere, seed, ctx, site, actor, k0, ev, cnt):
     """Efforts (0 Botch .. 3 Triumph) of character `who` rolling `ability` against `tn`.
 
@@ -151,7 +151,7 @@ def chances(K, who, ability, tn):
     return prob[who, ability, k, 0], prob[who, ability, k, 1], prob[who, ability, k, 2], prob[who, ability, k, 3]
 
 
-@_jit
+@_inline
 def harm(K, st, who, amount, ctx, ev, cnt):
     """Damage into Body, the excess into Void."""
     ci, R = K[0], K[9]
@@ -253,7 +253,7 @@ def free_neighbours(K, st, who):
     return n
 
 
-@_jit
+@_inline
 def dodge_step(K, st, who, u, ctx, ev, cnt):
     """Dodge's free step to an open neighbouring square, chosen with one uniform."""
     if not K[9][R_SPATIAL]:

@@ -15,9 +15,6 @@ from sim.rulesets.lens.ktables import (ABJ_TN, AR, ARMOR, BODY, C_ATTACKS, C_LOS
                                        SP_MEAN, SPELL_RANGE, SPELL_SCHOOL, W_MEAN, W_REACH)
 
 _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-# The rules themselves are compiled once each and called: inlining every rule into every
-# caller made one kernel of some 10 GB of compiler memory.
-_jit = njit(cache=True, nogil=True, _nrt=False)
 ACTIVE_FROM = 2  # Block, Dodge and Parry cost a Momentum; Abjure and Mitigate do not
 
 
@@ -56,7 +53,7 @@ def attack_chance(K, c, j):
     return pg + pt + 0.5 * ps
 
 
-@_jit
+@_inline
 def offence_value(K, st, c):
     """What one Momentum buys on offence: the best expected damage of an attack on an enemy
     standing (within reach when there is one)."""
@@ -73,7 +70,7 @@ def offence_value(K, st, c):
     return best if best > 0 else best_any
 
 
-@_jit
+@_inline
 def momentum_worth(K, st, c):
     """A Momentum of c's now: Recovery (1 Body while hurt) or, for a character who still acts
     this round, an attack."""
@@ -111,7 +108,7 @@ def costly_branch(K, ev, take, d, mean, armor, mv, with_conditions):
     return row_value(K, d, 4, mean, armor, mv, with_conditions) > row_value(K, d, 1, mean, armor, mv, with_conditions)
 
 
-@_jit
+@_inline
 def defence_saving(K, who, d, ability, tn, mean, mv, take, ev):
     """Expected damage defence d saves, less the Momentum it costs (exact outcome chances)."""
     ci, R = K[0], K[9]
@@ -141,7 +138,7 @@ def condition_value(K, st, j, bits):
     return lost * cf[j, SLOT_MEAN]
 
 
-@_jit
+@_inline
 def tag_gain(K, st, c, j, mask_before, mask_after):
     """Expected damage an extra tag adds to a blow that connects: conditions and armour pierced."""
     tags = K[7]
@@ -158,7 +155,7 @@ def _conditions(tags, mask):
     return bits
 
 
-@_jit
+@_inline
 def blows_expected(K, st, c):
     """Monster blows expected at c before its next action: each attack that can reach it
     spread evenly over the enemies it can reach."""
