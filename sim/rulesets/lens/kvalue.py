@@ -9,7 +9,7 @@ from __future__ import annotations
 from numba import njit
 
 from sim.rulesets.lens.kcore import BODYV, EARLY, FRESH, STANDING, STATUS, chances, cond_loss, distance, single_loss
-from sim.rulesets.lens.ktables import (ABJ_TN, AR, ARMOR, BODY, C_ATTACKS, C_LOSS, CAST, DEF_COND, DEFENSE, HAS_SPELL,
+from sim.rulesets.lens.ktables import (ABJ_TN, AR, ARMOR, ATT_RATING, R_DEF_AB0, BODY, C_ATTACKS, C_LOSS, CAST, DEF_COND, DEFENSE, HAS_SPELL,
                                        HAS_WEAPON, IS_CHAR, MOM_LOSS, NEGATE, PER_ROUND, R_FIXES, R_MONSTER_ARMOR,
                                        R_PIERCE, R_RECOVERY, R_SLOTS, R_WEAPON_USE, S_OWNER, S_REACH, SIDE, SLOT_MEAN,
                                        SP_MEAN, SPELL_RANGE, SPELL_SCHOOL, W_MEAN, W_REACH)
@@ -37,8 +37,13 @@ def blow_value(K, c, j, mask):
     if uses_spell(K, c):
         return cf[c, SP_MEAN]
     mean = cf[c, W_MEAN]
-    if ci[j, IS_CHAR] == 0 and R[R_MONSTER_ARMOR] == 1 and (mask & R[R_PIERCE]) == 0:
-        mean -= ci[j, ARMOR]
+    if ci[j, IS_CHAR] == 0:
+        if R[R_MONSTER_ARMOR] == 1 and (mask & R[R_PIERCE]) == 0:
+            mean -= ci[j, ARMOR]
+    elif ci[j, ARMOR] > 0 and (mask & K[7][1]) == 0:
+        # a character target Mitigates for free: its armour off on a Success or Sacrifice, onto it on a Botch
+        pb, ps, pg, pt = chances(K, j, R[R_DEF_AB0 + 1], ci[c, ATT_RATING])
+        mean -= ci[j, ARMOR] * (pg + pt + ps - pb)
     return max(mean, 0.0)
 
 

@@ -32,10 +32,12 @@ def _faces(setup, who, ability, packed, helpers) -> str:
 
 
 def lines(setup, rows, lost: int) -> list[str]:
-    name = lambda c: setup.names[int(c)]
+    def name(c):
+        return setup.names[int(c)]
+
     out = []
     tags = setup.tags
-    for code, rnd, a, b, c, d, e, f in rows.tolist():
+    for code, _round, a, b, c, d, e, f in rows.tolist():
         if code == E.E_ROUND:
             out.append(f"\n--- Round {a} ---")
         elif code == E.E_START:
