@@ -9,7 +9,8 @@ from __future__ import annotations
 from numba import njit
 
 from sim.rulesets.lens.kcore import BODYV, EARLY, FRESH, STANDING, STATUS, chances, cond_loss, distance, single_loss
-from sim.rulesets.lens.ktables import (ABJ_TN, AR, ARMOR, ATT_RATING, R_DEF_AB0, BODY, C_ATTACKS, C_LOSS, CAST, DEF_COND, DEFENSE, HAS_SPELL,
+from sim.rulesets.lens.ktables import (ABJ_TN, AR, ARMOR, ATT_RATING, DEF_ALLOWED, R_DEF_AB0, SHIELD, SPELL_MASK,
+                                       TAKE_SAC, W_MISSILE, BODY, C_ATTACKS, C_LOSS, CAST, DEF_COND, DEFENSE, HAS_SPELL,
                                        HAS_WEAPON, IS_CHAR, MOM_LOSS, NEGATE, PER_ROUND, R_FIXES, R_MONSTER_ARMOR,
                                        R_PIERCE, R_RECOVERY, R_SLOTS, R_WEAPON_USE, S_OWNER, S_REACH, SIDE, SLOT_MEAN,
                                        SP_MEAN, SPELL_RANGE, SPELL_SCHOOL, W_MEAN, W_REACH)
@@ -35,16 +36,36 @@ def blow_value(K, c, j, mask):
     """Expected damage of c's connecting blow on j (its weapon or spell), after armour."""
     ci, cf, R = K[0], K[1], K[9]
     if uses_spell(K, c):
+        if ci[j, IS_CHAR] == 1:
+            return max(cf[c, SP_MEAN] - target_defence(K, c, j, ci[c, SPELL_MASK], cf[c, SP_MEAN], True), 0.0)
         return cf[c, SP_MEAN]
     mean = cf[c, W_MEAN]
     if ci[j, IS_CHAR] == 0:
         if R[R_MONSTER_ARMOR] == 1 and (mask & R[R_PIERCE]) == 0:
             mean -= ci[j, ARMOR]
-    elif ci[j, ARMOR] > 0 and (mask & K[7][1]) == 0:
-        # a character target Mitigates for free: its armour off on a Success or Sacrifice, onto it on a Botch
-        pb, ps, pg, pt = chances(K, j, R[R_DEF_AB0 + 1], ci[c, ATT_RATING])
-        mean -= ci[j, ARMOR] * (pg + pt + ps - pb)
+    else:
+        mean -= target_defence(K, c, j, mask, mean, False)
     return max(mean, 0.0)
+
+
+@_inline
+def target_defence(K, c, j, mask, mean, magical):
+    """What a character target's best defence is expected to save of c's blow (a Momentum
+    of its own counted as 1 Body): an attack on a defender is worth less than its dice."""
+    ci, R, tags = K[0], K[9], K[7]
+    best = 0.0
+    for d in range(5):
+        if (mask & tags[d]) != 0 or not (ci[j, DEF_ALLOWED] >> d & 1):
+            continue
+        if d == 0 and not magical:
+            continue
+        if (d == 1 and ci[j, ARMOR] == 0) or (d == 2 and ci[j, SHIELD] == 0):
+            continue
+        if d == 4 and (ci[j, HAS_WEAPON] == 0 or ci[c, W_MISSILE] == 1 or magical):
+            continue
+        v = defence_saving(K, j, d, R[R_DEF_AB0 + d], ci[c, ATT_RATING], mean, 1.0, ci[j, TAKE_SAC] == 1, True)
+        best = max(best, v)
+    return best
 
 
 @_inline
