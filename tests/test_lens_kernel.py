@@ -166,3 +166,23 @@ def test_a_run_may_start_from_given_state():
     hurt = scen.ruleset.play(setup, 1, 0, n, 60, start=start)
     whole = scen.ruleset.play(setup, 1, 0, n, 60)
     assert (hurt.winner == 0).mean() < (whole.winner == 0).mean()
+
+
+def test_designer_is_told_when_a_challenge_cannot_succeed(tmp_path):
+    """Novice Training dice are d4: against Defense 9 with a d8 Talent only a Sacrifice is possible."""
+    import yaml
+    from click.testing import CliRunner
+
+    from sim.cli import main
+    hero = {**HERO, "abilities": {"weapon_use": {"training": "novice"}}}
+    data = scenario(hero=hero, beast={**BEAST, "defense": 9})
+    path = tmp_path / "novice.yaml"
+    path.write_text(yaml.safe_dump(data))
+    out = CliRunner().invoke(main, ["validate", str(path)]).output
+    assert "Hero's weapon use (Talent d8, Training 2d4) cannot succeed against TN 9" in out
+    assert "every roll is a Botch or a Sacrifice" in out
+    summary = sim.run(data, n=100, seed=1).summary_text()
+    assert "cannot succeed against TN 9" in summary
+    clean = tmp_path / "clean.yaml"
+    clean.write_text(yaml.safe_dump(scenario()))
+    assert "note:" not in CliRunner().invoke(main, ["validate", str(clean)]).output

@@ -51,7 +51,8 @@ def warnings(scenario) -> list[str]:
             for d, ability in enumerate(T.DEFENCE_ABILITY):
                 usable = {"mitigate": setup.armor[c] > 0, "block": setup.shield[c],
                           "parry": setup.has_weapon[c], "dodge": True,
-                          "abjure": bool(setup.slot_magical[setup.slot_owner == j].any())}[T.DEFENCES[d]]
+                          "abjure": bool(setup.slot_magical[setup.slot_owner == j].any() or setup.has_spell[j])
+                          }[T.DEFENCES[d]]
                 if usable and setup.pol["defences"][c, d]:
                     check(c, ability, setup.attack_rating[j], f"{T.DEFENCES[d]} against {setup.names[j]}")
         if setup.has_spell[c] and not setup.auto_cast[c]:
