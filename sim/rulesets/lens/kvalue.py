@@ -16,6 +16,9 @@ from sim.rulesets.lens.ktables import (ABJ_TN, AR, ARMOR, ATT_RATING, DEF_ALLOWE
                                        SP_MEAN, SPELL_RANGE, SPELL_SCHOOL, W_MEAN, W_REACH)
 
 _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+# Called, not inlined: they sit under every valuation, and inlined copies of copies made the
+# kernel take minutes to compile.
+_jit = njit(cache=True, nogil=True, _nrt=False)
 ACTIVE_FROM = 2  # Block, Dodge and Parry cost a Momentum; Abjure and Mitigate do not
 
 
@@ -48,7 +51,7 @@ def blow_value(K, c, j, mask):
     return max(mean, 0.0)
 
 
-@_inline
+@_jit
 def target_defence(K, c, j, mask, mean, magical):
     """What a character target's best defence is expected to save of c's blow (a Momentum
     of its own counted as 1 Body): an attack on a defender is worth less than its dice."""
@@ -79,7 +82,7 @@ def attack_chance(K, c, j):
     return pg + pt + 0.5 * ps
 
 
-@_inline
+@_jit
 def offence_value(K, st, c):
     """What one Momentum buys on offence: the best expected damage of an attack on an enemy
     standing (within reach when there is one)."""
