@@ -33,7 +33,7 @@ _jit = njit(cache=True, nogil=True, _nrt=False)
 FLED = 3
 
 
-@_inline
+@_jit
 def helpers(K, st, c, ability, ctx, ev, cnt):
     """Talent-die sides of the ally who Assists and the enemy who Interferes (0: none), paid for.
 
@@ -277,7 +277,7 @@ def move(K, st, c, mode, cand, health, dist, focus, seed, ctx, ev, cnt):
         st[TURN_OVER, c] = 1
 
 
-@_inline
+@_jit
 def beat(K, P, st, c, obs, stack, wk, cand, health, dist, focus, seed, ctx, ev, cnt):
     action = decide(K, P, st, c, obs, stack, wk, ctx)
     mode = wk[0]

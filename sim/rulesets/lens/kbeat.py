@@ -20,6 +20,9 @@ ATTACK, TAG_ATTACK, CAST_A, USE, MOVE_A, HOLD_A, FLEE = range(7)
 BEFORE, AFTER, AUTO = range(3)
 
 _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+# The rules themselves are compiled once each and called: inlining every rule into every
+# caller made one kernel of some 10 GB of compiler memory.
+_jit = njit(cache=True, nogil=True, _nrt=False)
 
 
 @_inline
@@ -74,7 +77,7 @@ def pick(K, st, c, mode, cand, health, dist, focus, u):
     return targeting.choose(mode, cand, health, dist, focus[K[0][c, SIDE]], u)
 
 
-@_inline
+@_jit
 def decide(K, P, st, c, obs, stack, wk, ctx):
     """The family's action for this beat (and the scripted rule's, where one holds)."""
     ci, cf, R = K[0], K[1], K[9]

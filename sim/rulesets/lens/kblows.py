@@ -114,7 +114,7 @@ def strike(K, st, att, who, damage, mask, missile, magical, mean, blow, defendab
     return d
 
 
-@_inline
+@_jit
 def defend(K, st, att, who, damage, mask, missile, magical, mean, blow, defendable, seed, ctx, ev, cnt):
     ci, cf, drows, R = K[0], K[1], K[6], K[9]
     tn = ci[att, ATT_RATING]

@@ -66,7 +66,7 @@ def _lasting(K):
     return bits
 
 
-@_inline
+@_jit
 def _start_round(K, st, rnd, ctx, ev, cnt):
     ci, R = K[0], K[9]
     fixed = R[R_FIXES] == 1
@@ -102,7 +102,7 @@ def _start_round(K, st, rnd, ctx, ev, cnt):
             emit(ev, cnt, ctx, E_MOMENTUM, i, mom, st[BRACKET, i], early, pay, loss)
 
 
-@_inline
+@_jit
 def _update_focus(K, st, fo, seed, ctx, ev, cnt):
     """A side keeps its focus until it falls; a new one is drawn among the enemies standing."""
     ci, R = K[0], K[9]
@@ -126,7 +126,7 @@ def _update_focus(K, st, fo, seed, ctx, ev, cnt):
             emit(ev, cnt, ctx, E_FOCUS, s, fo[s], 0, 0, 0, 0)
 
 
-@_inline
+@_jit
 def _phase(K, P, st, early, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, cnt):
     ci, R = K[0], K[9]
     for b in range(R[R_BEATS]):
@@ -140,7 +140,7 @@ def _phase(K, P, st, early, obs, stack, wk, cand, health, dist, fo, seed, ctx, e
             break
 
 
-@_inline
+@_jit
 def _close_in(K, st, wk, ctx, ev, cnt):
     """Monsters with nobody in reach walk their speed toward the nearest enemy; who walks,
     and toward whom, is decided before anybody moves (wk[1 + m]: m's goal)."""
@@ -163,7 +163,7 @@ def _close_in(K, st, wk, ctx, ev, cnt):
             walk(K, st, m, wk[1 + m], ci[m, SPEED], max(ci[m, REACH_ANY], 1), ctx, ev, cnt)
 
 
-@_inline
+@_jit
 def _monsters(K, st, wk, cand, health, dist, fo, seed, ctx, ev, cnt):
     ci, si, R = K[0], K[5], K[9]
     fixed = R[R_FIXES] == 1
@@ -196,7 +196,7 @@ def _monsters(K, st, wk, cand, health, dist, fo, seed, ctx, ev, cnt):
             st[HITS, m] += 1
 
 
-@_inline
+@_jit
 def _end_round(K, st, ctx, ev, cnt):
     ci, R = K[0], K[9]
     for c in range(st.shape[1]):
@@ -213,7 +213,7 @@ def _end_round(K, st, ctx, ev, cnt):
             emit(ev, cnt, ctx, E_END, c, st[START_MOM, c], st[START_MOM, c] - st[MOM, c], left, gain, st[BODYV, c])
 
 
-@_inline
+@_jit
 def play_round(K, P, st, fo, obs, stack, wk, cand, health, dist, seed, ctx, ev, cnt):
     rnd = ctx[RND]
     emit(ev, cnt, ctx, E_ROUND, rnd, 0, 0, 0, 0, 0)
