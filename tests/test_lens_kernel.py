@@ -169,20 +169,24 @@ def test_a_run_may_start_from_given_state():
 
 
 def test_designer_is_told_when_a_challenge_cannot_succeed(tmp_path):
-    """Novice Training dice are d4: against Defense 9 with a d8 Talent only a Sacrifice is possible."""
+    """Novice Training dice are d4: against Defense 7 with a d8 Talent only a Sacrifice is possible;
+    against 9 not even that."""
     import yaml
     from click.testing import CliRunner
 
     from sim.cli import main
     hero = {**HERO, "abilities": {"weapon_use": {"training": "novice"}}}
-    data = scenario(hero=hero, beast={**BEAST, "defense": 9})
+    data = scenario(hero=hero, beast={**BEAST, "defense": 7})
     path = tmp_path / "novice.yaml"
     path.write_text(yaml.safe_dump(data))
     out = CliRunner().invoke(main, ["validate", str(path)]).output
-    assert "Hero's weapon use (Talent d8, Training 2d4) cannot succeed against TN 9" in out
-    assert "every roll is a Botch or a Sacrifice" in out
+    assert "Hero's weapon use (Talent d8, Training 2d4) cannot succeed against TN 7 (Beast's Defense): every " \
+           "roll is a Botch or a Sacrifice." in out
     summary = sim.run(data, n=100, seed=1).summary_text()
-    assert "cannot succeed against TN 9" in summary
+    assert "cannot succeed against TN 7" in summary
+    path.write_text(yaml.safe_dump(scenario(hero=hero, beast={**BEAST, "defense": 9})))
+    out = CliRunner().invoke(main, ["validate", str(path)]).output
+    assert "cannot reach TN 9 (Beast's Defense): every roll is a Botch." in out
     clean = tmp_path / "clean.yaml"
     clean.write_text(yaml.safe_dump(scenario()))
     assert "note:" not in CliRunner().invoke(main, ["validate", str(clean)]).output
