@@ -1,7 +1,8 @@
 """The compiled Lens against the old NumPy engine on every shipped scenario, same policies.
 
 `fixes=0` plays the kernel with the rule fixes off: every figure must agree within
-sampling error (the port); `fixes=1` shows what the fixes change. Prints one row per
+sampling error (the port); a bitmask of ktables.FIX_* turns fixes on one by one
+(127: all of them), which says which fix explains which change. Prints one row per
 (scenario, figure): old, kernel, difference in standard errors.
 """
 from __future__ import annotations
@@ -58,6 +59,17 @@ def compare(path, n: int, fixes: int, seed: int = 1):
 if __name__ == "__main__":  # pragma: no cover
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
     fixes = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    if len(sys.argv) > 3:  # attribution: old engine against each fix alone, |z| of the largest change
+        from sim.rulesets.lens import ktables as KT
+        names = [k for k in dir(KT) if k.startswith("FIX_") and k != "FIX_ALL"]
+        for path in SCENARIOS:
+            cells = []
+            for name in sorted(names, key=lambda k: getattr(KT, k)):
+                rows, _, _ = compare(path, n, getattr(KT, name))
+                worst = max(rows, key=lambda r: abs(r[3]))
+                cells.append(f"{name[4:].lower()} {worst[0]} {worst[3]:+.1f}")
+            print(f"{path.stem}: " + "; ".join(cells), flush=True)
+        sys.exit(0)
     for path in SCENARIOS:
         rows, v_old, v_new = compare(path, n, fixes)
         print(f"## {path.stem}: old {v_old:,.0f}/CPU-s, kernel {v_new:,.0f}/CPU-s, x{v_new / v_old:.1f}")

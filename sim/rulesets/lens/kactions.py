@@ -18,7 +18,7 @@ from sim.rulesets.lens.kcore import (ATTACKS, BEAT, BODYV, COND, DISARMED_BIT, E
                                      roll_dice, walk)
 from sim.rulesets.lens.ktables import (ABJ_TN, ASSIST, BODY, C_NO_WEAPON, DEFENSE, EV, HAS_SPELL, HAS_WEAPON,
                                        HEAL_BELOW, INTERFERE, IS_CHAR, IT_BONUS, IT_COUNT, IT_SIDES, ITEM_COST,
-                                       R_BOTCH_ENDS, R_FIXES, R_SAC_OWE, R_SLOTS, R_SOURCE, R_SPATIAL, R_TAG_COST,
+                                       FIX_HOLD, FIX_MOVE, FIX_ZERO_CHANCE, R_BOTCH_ENDS, R_FIXES, R_SAC_OWE, R_SLOTS, R_SOURCE, R_SPATIAL, R_TAG_COST,
                                        R_TRIUMPH_OVER, R_WEAPON_USE, SCRIPTED, SIDE, SP_BONUS, SP_COUNT, SP_MEAN,
                                        SP_SIDES, SPEED, SPELL_MASK, SPELL_RANGE, SPELL_SCHOOL, SPELL_TN, SUPPORT_KEEP,
                                        TAG_CAP, TAGS, TAKE_SAC, W_BONUS, W_COUNT, W_MEAN, W_MISSILE, W_REACH, W_SIDES)
@@ -100,7 +100,7 @@ def connects(K, st, c, eff, mean_hit, ctx, ev, cnt):
             take = mean_hit > momentum_worth(K, st, c)
         if take:
             # fixed: Momentum held back for defence is not spent on it
-            room = st[MOM, c] - (held(K, st, c) if R[R_FIXES] == 1 else 0)
+            room = st[MOM, c] - (held(K, st, c) if R[R_FIXES] & FIX_HOLD else 0)
             if room >= 1:
                 st[MOM, c] -= 1
                 st[SPENT, c] += 1
@@ -138,7 +138,7 @@ def tags_to_attach(K, st, c, tgt, budget):
 @_inline
 def _no_target(K, st, c, reach, cand, spell, ctx, ev, cnt):
     """True when nobody can be attacked; fixed: enemies in reach at a 0% chance end the turn."""
-    fixed = K[9][R_FIXES] == 1
+    fixed = (K[9][R_FIXES] & FIX_ZERO_CHANCE) != 0
     if candidates(K, st, c, reach, cand, fixed, spell):
         return False
     if fixed and candidates(K, st, c, reach, cand, False, spell):
@@ -191,7 +191,7 @@ def cast(K, st, c, mode, cand, health, dist, focus, seed, ctx, ev, cnt):
         e = challenge(K, c, R[R_SOURCE], ci[c, SPELL_TN], 0, 0, seed, ctx, SITE_FORM, c, beat * 8, ev, cnt)
         formed = e >= 2
         if e == 1 and ci[c, TAKE_SAC] == 1:
-            if st[MOM, c] - (held(K, st, c) if R[R_FIXES] == 1 else 0) >= 1:
+            if st[MOM, c] - (held(K, st, c) if R[R_FIXES] & FIX_HOLD else 0) >= 1:
                 _pay(st, c, 1)
                 formed = True
         if formed:
@@ -221,7 +221,7 @@ def cast(K, st, c, mode, cand, health, dist, focus, seed, ctx, ev, cnt):
 def use(K, st, c, seed, ctx, ev, cnt):
     """Use: a healing item (its size's Momentum, over several beats or rounds when short) or re-arming."""
     ci, cf, R = K[0], K[1], K[9]
-    fixed = R[R_FIXES] == 1
+    fixed = (R[R_FIXES] & FIX_HOLD) != 0
     any_foe = False
     for j in range(st.shape[1]):
         if ci[j, SIDE] != ci[c, SIDE] and st[STATUS, j] == STANDING:
@@ -271,7 +271,7 @@ def move(K, st, c, mode, cand, health, dist, focus, seed, ctx, ev, cnt):
         return
     stop = max(ci[c, SPELL_RANGE] if uses_spell(K, c) else ci[c, W_REACH], 1)
     moved = walk(K, st, c, tgt, ci[c, SPEED], stop, ctx, ev, cnt)
-    if moved > 0 or R[R_FIXES] == 0:  # fixed: a step that goes nowhere costs nothing
+    if moved > 0 or not R[R_FIXES] & FIX_MOVE:  # fixed: a step that goes nowhere costs nothing
         _pay(st, c, 1)
     if moved == 0:
         st[TURN_OVER, c] = 1

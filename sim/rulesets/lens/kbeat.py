@@ -11,7 +11,7 @@ from numba import njit
 from sim import policy_vm, targeting
 from sim.rulesets.lens.kcore import (BODYV, BRACKET, COND, DISARMED_BIT, EARLY, FORMED, ITEMS, MOM,
                                      RND, STANDING, STATUS, VOID, cond_any, distance)
-from sim.rulesets.lens.ktables import (ABJ_TN, ACT, BODY, C_NO_WEAPON, DEFENSE, EV, HAS_WEAPON, HEAL_BELOW, HOLD, IS_CHAR, ITEM_COST, R_CELL_FEET, R_FIXES, R_PVP, R_SPATIAL, R_WEAPON_USE, RECOVER_BELOW,
+from sim.rulesets.lens.ktables import (ABJ_TN, ACT, BODY, C_NO_WEAPON, DEFENSE, EV, HAS_WEAPON, HEAL_BELOW, HOLD, IS_CHAR, ITEM_COST, R_CELL_FEET, FIX_HOLD, R_FIXES, R_PVP, R_SPATIAL, R_WEAPON_USE, RECOVER_BELOW,
                                        SCRIPTED, SIDE, SPELL_RANGE, SPELL_SCHOOL, TAGS, TAKE_SAC,
                                        TARGET, W_REACH)
 from sim.rulesets.lens.kvalue import (blows_expected, connect_chance, uses_spell)
@@ -100,7 +100,7 @@ def decide(K, P, st, c, obs, stack, wk, ctx):
             dd = distance(K, st, c, j)
             in_reach = in_reach or dd <= ci[c, W_REACH]
             cast_reach = cast_reach or dd <= ci[c, SPELL_RANGE]
-    fixed = R[R_FIXES] == 1
+    fixed = (R[R_FIXES] & FIX_HOLD) != 0
     heal = st[ITEMS, c] > 0 and frac < cf[c, HEAL_BELOW] and (any_foe or not fixed)
     wants = (left >= 1 or (heal and ci[c, ITEM_COST] == 0)) and (acts or alone)
     cast = spell and cast_reach

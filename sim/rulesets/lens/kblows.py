@@ -17,7 +17,7 @@ from sim.rulesets.lens.kcore import (COND, DEALT, DEFENCES, E_DEFEND, E_RIPOSTE,
                                      dodge_step, emit, free_neighbours, harm, inflict, roll_dice, soak)
 from sim.rulesets.lens.ktables import (ARMOR, AR, ATT_COND, ATT_RATING, BIG_HIT, C_NO_DODGE, C_NO_PARRY, C_NO_WEAPON,
                                        DEF_ALLOWED, DEF_COND, DEFEND, DEFENSE, EV, HAS_WEAPON, IS_CHAR, LOCK,
-                                       MITIGATE_TAG, MOM_LOSS, MOMENTUM_VALUE, MOVE, NEGATE, R_DEF_AB0, R_FIXES,
+                                       MITIGATE_TAG, MOM_LOSS, MOMENTUM_VALUE, MOVE, NEGATE, R_DEF_AB0, R_FIXES, FIX_HAMSTRUNG, FIX_TAGS,
                                        R_SPATIAL, R_STACKS, R_WEAPON_USE, RIPOSTE, SHIELD, TAG, TAKE_SAC, W_BONUS,
                                        W_COUNT, W_SIDES)
 from sim.rulesets.lens.kvalue import costly_branch, defence_saving, momentum_worth
@@ -107,7 +107,7 @@ def strike(K, st, att, who, damage, mask, missile, magical, mean, blow, defendab
         d = soak(K, who, damage, mask, magical)
         if d != damage:
             emit(ev, cnt, ctx, E_SOAK, who, damage - d, damage, d, 0, 0)
-        if d > 0 or R[R_FIXES] == 1:  # fixed: a soaked blow still carries its tags
+        if d > 0 or R[R_FIXES] & FIX_TAGS:  # fixed: a soaked blow still carries its tags
             inflict(st, who, tag_conditions(K, mask), 0, ctx, ev, cnt)
         harm(K, st, who, d, ctx, ev, cnt)
     st[DEALT, att] += d
@@ -119,7 +119,8 @@ def defend(K, st, att, who, damage, mask, missile, magical, mean, blow, defendab
     ci, cf, drows, R = K[0], K[1], K[6], K[9]
     tn = ci[att, ATT_RATING]
     d = choose_defence(K, st, who, tn, mean, mask, missile, magical) if defendable else -1
-    fixed = R[R_FIXES] == 1
+    fixed = (R[R_FIXES] & FIX_HAMSTRUNG) != 0
+    tags_ride = (R[R_FIXES] & FIX_TAGS) != 0
     take = ci[who, TAKE_SAC] == 1
     dmg, tags = damage, mask
     negated, stacked, costly, eff = False, False, False, -1
@@ -160,7 +161,7 @@ def defend(K, st, att, who, damage, mask, missile, magical, mean, blow, defendab
         if negated:
             dmg = 0
     emit(ev, cnt, ctx, E_DEFEND, who, d, tn, eff, int(costly) + 2 * int(negated) + 4 * int(stacked), dmg)
-    if not negated and (dmg > 0 or fixed):  # fixed: tags ride on a blow armour soaked to 0
+    if not negated and (dmg > 0 or tags_ride):  # fixed: tags ride on a blow armour soaked to 0
         inflict(st, who, tag_conditions(K, tags), 0, ctx, ev, cnt)
     if d >= 0:
         _row_effects(K, st, att, who, d, row, blow, seed, ctx, ev, cnt)

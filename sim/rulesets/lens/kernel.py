@@ -21,7 +21,7 @@ from sim.rulesets.lens.kcore import (ATTACKS, BEAT, BODYV, BRACKET, COND, DEALT,
                                      TRACING, TURN_OVER, VOID, challenge, cond_loss, distance, emit,
                                      roll_dice, walk)
 from sim.rulesets.lens.ktables import (AUTO_CAST, BODY, BONUS, C_ATTACKS, C_LASTING, C_LOSS, EV, INIT_AB, INIT_TN, IS_CHAR,
-                                       ITEM_USES, PER_ROUND, R_BEATS, R_FIXES, R_FORMED_ROUND, R_MPR, R_RECOVERY,
+                                       ITEM_USES, PER_ROUND, R_BEATS, FIX_OFF_BALANCE, FIX_SURPRISE, R_FIXES, R_FORMED_ROUND, R_MPR, R_RECOVERY,
                                        R_SIDES, R_SLOTS, R_SPATIAL, R_SURPRISE, R_USES_FOCUS, REACH_ANY, S_COUNT,
                                        S_MAGICAL, S_MASK, S_MISSILE, S_OWNER, S_RANK, S_REACH, S_SIDES, S_BONUS,
                                        SCATTER, SIDE, SPEED, START_X, START_Y, TARGET, TIMING, TIMING_SET)
@@ -69,7 +69,8 @@ def _lasting(K):
 @_jit
 def _start_round(K, st, rnd, ctx, ev, cnt):
     ci, R = K[0], K[9]
-    fixed = R[R_FIXES] == 1
+    fixed = (R[R_FIXES] & FIX_SURPRISE) != 0
+    off_balance_fixed = (R[R_FIXES] & FIX_OFF_BALANCE) != 0
     lasting = _lasting(K)
     for i in range(st.shape[1]):
         loss = cond_loss(K, st[FRESH, i], C_LOSS)
@@ -82,7 +83,7 @@ def _start_round(K, st, rnd, ctx, ev, cnt):
             b = st[BRACKET, i]
             pref = AFTER if ci[i, EV] == 1 else ci[i, TIMING]
             wants = pref == BEFORE or (pref == AUTO and st[BODYV, i] / ci[i, BODY] >= 0.5)
-            if fixed and b == 1 and not (pref == BEFORE and ci[i, TIMING_SET] == 1):
+            if off_balance_fixed and b == 1 and not (pref == BEFORE and ci[i, TIMING_SET] == 1):
                 wants = False  # paying a Momentum to go first is an explicit choice (timing: before)
             early = 1 if (b == 2 or ((b == 1 or b == 3) and wants)) else 0
             pay = 1 if (early == 1 and b == 1) else 0
@@ -166,7 +167,7 @@ def _close_in(K, st, wk, ctx, ev, cnt):
 @_jit
 def _monsters(K, st, wk, cand, health, dist, fo, seed, ctx, ev, cnt):
     ci, si, R = K[0], K[5], K[9]
-    fixed = R[R_FIXES] == 1
+    fixed = (R[R_FIXES] & FIX_SURPRISE) != 0
     rnd = ctx[RND]
     if R[R_SLOTS] == 0 or (not fixed and rnd == 1 and R[R_SURPRISE] == 2):
         return

@@ -31,6 +31,9 @@ S_OWNER, S_RANK, S_COUNT, S_SIDES, S_BONUS, S_MASK, S_MISSILE, S_MAGICAL, S_REAC
  R_GRID_H, R_METRIC, R_BEATS, R_USES_FOCUS, R_PVP, R_FIXES, R_PIERCE, R_SIDES, R_SLOTS, R_CELL_FEET,
  R_WEAPON_USE, R_SOURCE, R_DEF_AB0) = range(30)
 NR = R_DEF_AB0 + 5  # the five defences' ability columns
+# The rule fixes of issue 13, one bit each in rules[R_FIXES] (0: the old readings, for the agreement checks).
+FIX_TAGS, FIX_HOLD, FIX_SURPRISE, FIX_ZERO_CHANCE, FIX_OFF_BALANCE, FIX_MOVE, FIX_HAMSTRUNG = (1 << k for k in range(7))
+FIX_ALL = (1 << 7) - 1
 # Defence row columns (drows[d, row, X]), as tables.defence_table.
 NEGATE, AR, TAG, DEF_COND, ATT_COND, MOVE, LOCK, RIPOSTE, MOM_LOSS = range(9)
 # Condition table columns (cond[k, X]).
@@ -162,7 +165,7 @@ def build_tables(setup) -> KernelTables:
         r[R_CELL_FEET] = 5
     r[R_BEATS] = int(rules["momentum_per_round"] + setup.bonus.max(initial=0) + 2)
     r[R_USES_FOCUS], r[R_PVP] = setup.uses_focus, setup.extra["pvp"]
-    r[R_FIXES] = setup.extra.get("fixes", 1)
+    r[R_FIXES] = setup.extra.get("fixes", FIX_ALL)
     r[R_PIERCE], r[R_SIDES], r[R_SLOTS] = tt.armor_piercing_mask, setup.n_sides, len(setup.slot_owner)
     r[R_WEAPON_USE], r[R_SOURCE] = setup.abilities.index("weapon_use"), setup.abilities.index("source")
     for d, name in enumerate(T.DEFENCE_ABILITY):

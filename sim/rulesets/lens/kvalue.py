@@ -11,7 +11,7 @@ from numba import njit
 from sim.rulesets.lens.kcore import BODYV, EARLY, FRESH, STANDING, STATUS, chances, cond_loss, distance, single_loss
 from sim.rulesets.lens.ktables import (ABJ_TN, AR, ARMOR, ATT_RATING, DEF_ALLOWED, R_DEF_AB0, SHIELD, SPELL_MASK,
                                        TAKE_SAC, W_MISSILE, BODY, C_ATTACKS, C_LOSS, CAST, DEF_COND, DEFENSE, HAS_SPELL,
-                                       HAS_WEAPON, IS_CHAR, MOM_LOSS, NEGATE, PER_ROUND, R_FIXES, R_MONSTER_ARMOR,
+                                       HAS_WEAPON, IS_CHAR, MOM_LOSS, NEGATE, PER_ROUND, FIX_HAMSTRUNG, R_FIXES, R_MONSTER_ARMOR,
                                        R_PIERCE, R_RECOVERY, R_SLOTS, R_WEAPON_USE, S_OWNER, S_REACH, SIDE, SLOT_MEAN,
                                        SP_MEAN, SPELL_RANGE, SPELL_SCHOOL, W_MEAN, W_REACH)
 
@@ -143,7 +143,7 @@ def defence_saving(K, who, d, ability, tn, mean, mv, take, ev):
     ci, R = K[0], K[9]
     pb, ps, pg, pt = chances(K, who, ability, tn)
     armor = float(ci[who, ARMOR])
-    fixed = R[R_FIXES] == 1
+    fixed = (R[R_FIXES] & FIX_HAMSTRUNG) != 0
     costly = costly_branch(K, ev, take, d, mean, armor, mv, fixed)
     sac_row = 4 if costly else 1
     v = (pb * row_value(K, d, 0, mean, armor, mv, fixed) + ps * row_value(K, d, sac_row, mean, armor, mv, fixed)
