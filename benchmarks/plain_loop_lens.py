@@ -7,7 +7,10 @@ or after the monsters and left over as Recovery; Attack with Tags, Sacrifice, Bo
 Triumph; healing items and re-arming; one defence per monster blow, chosen by expected
 saving; conditions costing Momentum or attacks; reach, Dodge's free square, monsters closing
 in and Move on the battlefield; the Momentum families' parameters with random or focus
-targeting. It reads the fighters from the same scenario file (the loader, the Lens tables
+targeting. It plays the rules as fixed in issue 13 (tags on soaked blows, held Momentum kept, no
+attack at a 0% chance, Off-Balance paying to go first only when told, a Move that goes
+nowhere free, the costly branch's HAMSTRUNG priced) and the fixed families, not the
+expected_value default play. It reads the fighters from the same scenario file (the loader, the Lens tables
 and family presets, none of the engine's round code), so its results must agree with the
 engine's within sampling error: the speed yardstick of docs/performance.md and an
 independent implementation the tests compare with.
@@ -96,6 +99,7 @@ class Fighter:
     shield: bool = False
     item: tuple = (0, 0, None)  # a healing item's Momentum cost, uses, Body restored
     pol: dict | None = None  # a character's policy parameters
+    pays_to_go_first: bool = False  # Off-Balance pays 1 to act first only when `timing: before` is written
 
 
 def efforts(rnd, talent: int, training: int, tn: int) -> int:
@@ -173,6 +177,10 @@ class Game:
                                            cells(a["range"] if a["missile"] else a["reach"])))
                 continue
             pol = family_params(c.policy_spec)
+            if pol["family"] == "expected_value":
+                raise ValueError(f"{c.name}: the plain Lens loop plays the fixed families (all_out, "
+                                 "hold_for_defence, ...), not expected_value")
+            f.pays_to_go_first = c.policy_spec.get("timing") == "before"
             if pol["assist"] or pol["interfere"] or pol["cast"] or st["spells"]:
                 raise ValueError(f"{c.name}: the plain Lens loop plays weapons only (no spells, Assist or "
                                  "Interfere)")
@@ -211,8 +219,14 @@ class Game:
             self.fighters[s.owner].reach = max(self.fighters[s.owner].reach, s.reach)
         self.enemies = [[j for j, g in enumerate(self.fighters) if g.side != f.side] for f in self.fighters]
         self.uses_focus = any(f.target == FOCUS for f in self.fighters)
+        self.can_hit = {(i, j): self._can_hit(self.fighters[i], self.fighters[j]) for i in self.chars
+                        for j in range(len(cs))}
         self.prefs = {(i, s): self._preferences(self.fighters[i], slot)
                       for i in self.chars for s, slot in enumerate(self.slots)}
+
+    def _can_hit(self, f: Fighter, target: Fighter) -> bool:
+        pb, ps, pg, pt = outcome_probs(*f.rolls["weapon_use"], target.defense)
+        return pg + pt + (ps if f.pol["take_sacrifice"] else 0) > 0
 
     def _preferences(self, f: Fighter, slot: Slot) -> list[int]:
         """Defences worth taking against a blow, best expected saving first.
@@ -238,8 +252,9 @@ class Game:
                 saved = (pg + pt) * mean
             elif d == MITIGATE:
                 saved = (pg + pt + take * ps) * min(f.armor, mean) - pb * f.armor
-            else:
-                saved = (pg + pt + take * ps) * mean - Fraction(p["momentum_value"]) * (1 + pb)
+            else:  # a Botch's condition and the HAMSTRUNG of Dodge's and Parry's costly branch cost a Momentum
+                hamstrung = take * ps if d in (DODGE, PARRY) else 0
+                saved = (pg + pt + take * ps) * mean - Fraction(p["momentum_value"]) * (1 + pb + hamstrung)
             if saved > 0:
                 ranked.append((-saved, d))
         return [d for _, d in sorted(ranked)]
@@ -329,8 +344,7 @@ class Fight:
             return
         soak = not pierce and self.g.rules["monster_armor"] == "reduce"
         d = max(damage - (self.fs[who].armor if soak else 0), 0)
-        if d > 0:
-            self.inflict(who, conds)
+        self.inflict(who, conds)  # a connecting blow carries its tags even when armour takes it to 0
         self.harm(who, d)
 
     def defend(self, att: int, who: int, s: int, damage: int) -> None:
@@ -369,7 +383,7 @@ class Fight:
         negated, mine, theirs, step, lock, riposte = row
         if negated:
             damage = 0
-        elif damage > 0:
+        else:
             self.inflict(who, conds)
         self.inflict(who, mine)
         self.inflict(att, theirs)
@@ -388,17 +402,19 @@ class Fight:
         hold = p["hold"] if self.early[c] else 0  # after the monsters nothing is left to defend against
         spare = self.mom[c] - hold
         frac = self.body[c] / f.body
-        heal = self.items[c] > 0 and frac < p["heal_below"]
+        foes = [j for j in g.enemies[c] if self.status[j] == STANDING]
+        heal = self.items[c] > 0 and frac < p["heal_below"] and bool(foes)  # no draught once the enemy is down
         acts = p["act"] or sum(self.status[j] == STANDING for j in g.chars if self.fs[j].side == f.side) <= 1
         cost, _, heals = f.item
         if not ((spare >= 1 or (heal and cost == 0)) and acts):
             self.turn_over[c] = True
             return
-        foes = [j for j in g.enemies[c] if self.status[j] == STANDING]
         in_reach = [j for j in foes if self.dist(c, j) <= f.reach]
-        if heal:  # Use the healing item, paid over several beats or rounds when short
-            pay = min(cost - self.progress[c], max(self.mom[c], 0))
+        chance = [j for j in in_reach if g.can_hit[(c, j)]]  # never an attack at a 0% chance
+        if heal:  # Use the healing item, paid over several beats or rounds when short, never from `hold`
+            pay = min(cost - self.progress[c], max(self.mom[c] - hold, 0))
             self.mom[c] -= pay
+            self.turn_over[c] |= pay == 0 and self.progress[c] < cost
             self.progress[c] += pay
             if self.progress[c] >= cost:
                 self.body[c] += min(roll(rnd, heals), f.body - self.body[c])
@@ -409,17 +425,19 @@ class Fight:
         elif self.cond[c] & DISARMED:  # Use: re-arm
             self.mom[c] -= 1
             self.cond[c] &= ~DISARMED
+        elif chance and not self.cond[c] & g.no_weapon:
+            self.attack(c, f, p, chance, spare - 1, hold)
         elif in_reach and not self.cond[c] & g.no_weapon:
-            self.attack(c, f, p, in_reach, spare - 1)
+            self.turn_over[c] = True
         elif foes and self.pos is not None:
             # Move toward the side's focus (focus targeting) or an enemy drawn afresh, stopping within reach.
             moved = self.walk(c, self.pick(c, foes), f.speed, max(f.reach, 1))
-            self.mom[c] -= 1
+            self.mom[c] -= moved > 0  # a step that goes nowhere costs nothing
             self.turn_over[c] |= moved == 0
         else:
             self.turn_over[c] = True
 
-    def attack(self, c: int, f: Fighter, p: dict, cands: list[int], spare: int) -> None:
+    def attack(self, c: int, f: Fighter, p: dict, cands: list[int], spare: int, hold: int) -> None:
         rules = self.g.rules
         tgt = self.pick(c, cands)
         cost = rules["tag_cost"]
@@ -429,7 +447,7 @@ class Fight:
         e = efforts(self.rnd, *f.rolls["weapon_use"], self.fs[tgt].defense)
         hit = e >= 2
         if e == 1 and p["take_sacrifice"]:  # hit for 1 more Momentum
-            if self.mom[c] >= 1:
+            if self.mom[c] - hold >= 1:  # held Momentum stays for defence
                 self.mom[c] -= 1
                 hit = True
             elif rules["attack_sacrifice_at_zero"] == "owe":
@@ -483,7 +501,7 @@ class Fight:
             b, timing = self.bracket[i], f.pol["timing"]
             wants_early = timing == "before" or (timing == "auto" and self.body[i] / f.body >= 0.5)
             # Confused acts after, Prepared before; Fluid chooses; Off-Balance chooses and pays 1 to go first.
-            self.early[i] = b == 2 or (b in (1, 3) and wants_early)
+            self.early[i] = b == 2 or (b == 3 and wants_early) or (b == 1 and f.pays_to_go_first)
             if status[i] == STANDING:
                 self.mom[i] = max(g.rules["momentum_per_round"] + f.bonus + (b == 3) - (b == 0)
                                   - (self.early[i] and b == 1) - loss - self.owed[i], 0)

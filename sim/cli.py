@@ -238,6 +238,8 @@ def validate(scenarios):
             s = load_scenario(f)
             click.echo(f"{f}: ok ({s.ruleset.title}, {len(s.combatants)} combatants, sides "
                        f"{', '.join(s.side_names)})")
+            for note in getattr(s.ruleset, "warnings", lambda _: [])(s):
+                click.echo(f"  note: {note}")
         except ScenarioError as e:
             bad += 1
             for problem in sorted(e.problems, key=lambda p: p.line or 0):

@@ -62,6 +62,10 @@ def summary_text(result) -> str:
     if s["provenance"].get("stalled_skirmishes"):
         from sim.engine import stall_message
         lines += ["", "Note: " + stall_message(s["provenance"]["stalled_skirmishes"])]
+    scen = getattr(result, "scenario", None)
+    notes = getattr(scen.ruleset, "warnings", lambda _: [])(scen) if scen is not None else []
+    if notes:
+        lines += [""] + [f"Note: {n}" for n in notes]
     lines += ["", "attacks, hits and damage are means per skirmish; damage counts what was rolled, "
                   "not capped at what the target had left; down = unconscious or dead at the end "
                   "(fled counted apart).",

@@ -73,9 +73,11 @@ def test_outcome_tables_have_lens_columns():
 
 def test_jobs_do_not_change_results(monkeypatch):
     import sim.runner
-    monkeypatch.setattr(sim.runner, "CHUNK_SIZE", 1000)
-    a = run(BRUTE, n=3000, seed=9, jobs=1)
-    b = run(BRUTE, n=3000, seed=9, jobs=2)
+    # Keyed randomness: skirmish k is the same fight whoever plays its chunk. (A patched
+    # CHUNK_SIZE would not reach the worker processes, so the run spans two real chunks.)
+    n = sim.runner.CHUNK_SIZE + 500
+    a = run(BRUTE, n=n, seed=9, jobs=1)
+    b = run(BRUTE, n=n, seed=9, jobs=2)
     assert a.skirmishes["winner"].equals(b.skirmishes["winner"])
 
 

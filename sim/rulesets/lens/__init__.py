@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from sim.errors import ScenarioError, closest
 from sim.policy import TARGET_MODES
-from sim.rulesets.lens import engine, schema
+from sim.rulesets.lens import advice, engine, play as compiled_play, schema
 from sim.rulesets.lens import tables as T
 
 
@@ -24,8 +24,16 @@ class Lens:
     observation_aliases = schema.OBSERVATION_ALIASES
     action_aliases: dict = {}
     target_modes = TARGET_MODES  # all five, from sim.policy.choose_targets and keep_focus
+    # One compiled kernel plays every Lens scenario (sim/rulesets/lens/kernel.py); the
+    # NumPy engine below stays for the agreement checks until it is retired.
+    compiled = True
+    outcome_columns = ("momentum_spent", "defences_used", "recovered", "void", "body_left", "bracket")
+    play = staticmethod(compiled_play.play)
+    trace = staticmethod(compiled_play.trace)
+    warm = staticmethod(compiled_play.warm)
 
     build = staticmethod(engine.build)
+    warnings = staticmethod(advice.warnings)
     init = staticmethod(engine.init)
     step = staticmethod(engine.step)
     is_over = staticmethod(engine.is_over)

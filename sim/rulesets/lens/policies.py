@@ -12,7 +12,7 @@ from sim.rulesets.lens import schema as S
 from sim.rulesets.lens import space
 from sim.rulesets.lens import tables as T
 
-ATTACK, TAG_ATTACK, CAST, USE, MOVE, HOLD, FLEE = range(len(S.ACTIONS))
+ATTACK, TAG_ATTACK, CAST, USE, MOVE, HOLD, FLEE = range(len(S.ACTIONS))  # the old engine holds for flee
 NEVER, ALWAYS, BIG_HITS = range(3)
 BEFORE, AFTER, AUTO = range(3)
 
@@ -153,7 +153,7 @@ def decide(setup, state, c: int, acting: np.ndarray) -> tuple[np.ndarray, np.nda
     target = np.full(n, setup.policies[c].target, dtype=np.int8)
     if c in setup.scripted:
         action, target = setup.policies[c].decide(observe(setup, state, c), action)
-        action = np.where(acting, action, HOLD).astype(np.int8)
+        action = np.where(acting & (action != FLEE), action, HOLD).astype(np.int8)
     return action, target
 
 

@@ -209,12 +209,17 @@ RULE_OPTIONS = {
                   item=TAG_ROW, check=_tags_check),
 }
 
-FAMILIES = ("all_out", "hold_for_defence", "big_hits_only", "recover_when_hurt", "support", "caster")
+FAMILIES = ("expected_value", "all_out", "hold_for_defence", "big_hits_only", "recover_when_hurt", "support",
+            "caster")
 DEFENDS = ("never", "always", "big_hits")
 TIMINGS = ("before", "after", "auto")
 
 # Family presets; any parameter written in the scenario overrides its family's value.
 FAMILY_DEFAULTS = {
+    # The default play: every choice by expected value, per character and per beat (the kernel's
+    # kvalue.py); hold, defend, assist and interfere below are only what the old engine reads.
+    "expected_value": dict(hold=0, defend="always", recover_below=0.0, act=True, assist=False, interfere=False,
+                           cast=False, timing="after"),
     "all_out": dict(hold=0, defend="never", recover_below=0.0, act=True, assist=False, interfere=False,
                     cast=False, timing="before"),
     "hold_for_defence": dict(hold=1, defend="always", recover_below=0.0, act=True, assist=False,
@@ -230,7 +235,10 @@ FAMILY_DEFAULTS = {
 }
 
 POLICY_FIELDS = {
-    "family": Field("choice", "all_out", "how Momentum is spent: " + ", ".join(FAMILIES), choices=FAMILIES),
+    "family": Field("choice", "expected_value", "how Momentum is spent: expected_value (the default: defends, "
+                    "tags, assists, interferes and takes a Sacrifice's branch where the expected Body is worth "
+                    "the Momentum, never attacks at a 0% chance, acts after the opponents when it may choose) or a "
+                    "fixed family: " + ", ".join(FAMILIES[1:]), choices=FAMILIES),
     "hold": Field("int", None, "Momentum kept back from actions for reactions (family default)", min=0, max=20),
     "defend": Field("choice", None, "active defences against: never, always, big_hits (mean damage >= big_hit)",
                     choices=DEFENDS + (None,)),
@@ -264,7 +272,7 @@ OBSERVATIONS = {
     "round": "the round number, from 1",
     "momentum": "Momentum left now",
     "body": "Body left",
-    "health": "Body left as a share of its maximum (0..1)",
+    "health": "Body left as a share of its maximum (0..1); old name body_frac",
     "void": "harm taken beyond zero Body",
     "bracket": "initiative bracket: 0 Confused, 1 Off-Balance, 2 Prepared, 3 Fluid",
     "stun": "1 while STUN, else 0", "prone": "1 while PRONE", "hamstrung": "1 while HAMSTRUNG",

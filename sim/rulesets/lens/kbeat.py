@@ -1,0 +1,168 @@
+"""A character's beat in the kernel: the policy's choice, then Attack (with Tags), Cast, Use, Move.
+
+Assist and Interfere ride on the rolls of Attack and Cast; defences are reactions
+(kblows). The family's choice reads the same parameters as sim/rulesets/lens/policies.py;
+scripted rules come from the instruction table (sim/policy_vm.py).
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from sim import policy_vm, targeting
+from sim.rulesets.lens.kcore import (BODYV, BRACKET, COND, DISARMED_BIT, EARLY, FORMED, ITEMS, MOM,
+                                     RND, STANDING, STATUS, VOID, cond_any, distance)
+from sim.rulesets.lens.ktables import (ABJ_TN, ACT, BODY, C_NO_WEAPON, DEFENSE, EV, HAS_WEAPON, HEAL_BELOW, HOLD, IS_CHAR, ITEM_COST, R_CELL_FEET, FIX_HOLD, R_FIXES, R_PVP, R_SPATIAL, R_WEAPON_USE, RECOVER_BELOW,
+                                       SCRIPTED, SIDE, SPELL_RANGE, SPELL_SCHOOL, TAGS, TAKE_SAC,
+                                       TARGET, W_REACH)
+from sim.rulesets.lens.kvalue import (blows_expected, connect_chance, uses_spell)
+
+ATTACK, TAG_ATTACK, CAST_A, USE, MOVE_A, HOLD_A, FLEE = range(7)
+BEFORE, AFTER, AUTO = range(3)
+
+_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+# The rules themselves are compiled once each and called: inlining every rule into every
+# caller made one kernel of some 10 GB of compiler memory.
+_jit = njit(cache=True, nogil=True, _nrt=False)
+
+
+@_inline
+def held(K, st, c):
+    """Momentum c keeps back for defence now: the family's `hold` while blows may still come
+    (before the monsters, or against enemy characters); the default play holds what the
+    blows expected at it are worth defending."""
+    ci, R = K[0], K[9]
+    if st[EARLY, c] == 0 and R[R_PVP] == 0:
+        return 0
+    if ci[c, EV] == 1:
+        return int(blows_expected(K, st, c) + 0.5) if st[EARLY, c] == 1 else 0
+    return ci[c, HOLD]
+
+
+@_inline
+def spare(K, st, c):
+    """Momentum an attack may spend on tags (a scripted attack piles on all it has)."""
+    if K[0][c, SCRIPTED] == 1:
+        return st[MOM, c]
+    return st[MOM, c] - held(K, st, c)
+
+
+@_inline
+def _reach_of(K, c, spell):
+    ci = K[0]
+    return ci[c, SPELL_RANGE] if spell else ci[c, W_REACH]
+
+
+@_inline
+def candidates(K, st, c, reach, cand, need_chance, spell):
+    """Mark the standing enemies within reach (and, fixed, with a chance to connect)."""
+    ci, R = K[0], K[9]
+    found = False
+    for j in range(st.shape[1]):
+        ok = ci[j, SIDE] != ci[c, SIDE] and st[STATUS, j] == STANDING and distance(K, st, c, j) <= reach
+        if ok and need_chance:
+            if spell:
+                ok = connect_chance(K, c, ci[c, SPELL_SCHOOL], ci[j, ABJ_TN], ci[c, TAKE_SAC] == 1) > 0
+            else:
+                ok = connect_chance(K, c, R[R_WEAPON_USE], ci[j, DEFENSE], ci[c, TAKE_SAC] == 1) > 0
+        cand[j] = ok
+        found = found or ok
+    return found
+
+
+@_inline
+def pick(K, st, c, mode, cand, health, dist, focus, u):
+    for j in range(st.shape[1]):
+        health[j] = st[BODYV, j]
+        dist[j] = distance(K, st, c, j)
+    return targeting.choose(mode, cand, health, dist, focus[K[0][c, SIDE]], u)
+
+
+@_jit
+def decide(K, P, st, c, obs, stack, wk, ctx):
+    """The family's action for this beat (and the scripted rule's, where one holds)."""
+    ci, cf, R = K[0], K[1], K[9]
+    C = st.shape[1]
+    acts = ci[c, ACT] == 1
+    alone = True
+    if not acts:
+        allies = 0
+        for j in range(C):
+            if ci[j, SIDE] == ci[c, SIDE] and ci[j, IS_CHAR] == 1 and st[STATUS, j] == STANDING:
+                allies += 1
+        alone = allies <= 1
+    frac = st[BODYV, c] / ci[c, BODY]
+    left = st[MOM, c] - held(K, st, c)
+    any_foe, in_reach, cast_reach = False, False, False
+    spell = uses_spell(K, c)
+    for j in range(C):
+        if ci[j, SIDE] != ci[c, SIDE] and st[STATUS, j] == STANDING:
+            any_foe = True
+            dd = distance(K, st, c, j)
+            in_reach = in_reach or dd <= ci[c, W_REACH]
+            cast_reach = cast_reach or dd <= ci[c, SPELL_RANGE]
+    fixed = (R[R_FIXES] & FIX_HOLD) != 0
+    heal = st[ITEMS, c] > 0 and frac < cf[c, HEAL_BELOW] and (any_foe or not fixed)
+    wants = (left >= 1 or (heal and ci[c, ITEM_COST] == 0)) and (acts or alone)
+    cast = spell and cast_reach
+    weapon_ok = ci[c, HAS_WEAPON] == 1 and not cond_any(K, st[COND, c], C_NO_WEAPON)
+    choice = MOVE_A if any_foe else HOLD_A
+    if weapon_ok and in_reach:
+        choice = TAG_ATTACK if (ci[c, TAGS] > 0 or ci[c, EV] == 1) else ATTACK
+    if cast:
+        choice = CAST_A
+    if ci[c, HAS_WEAPON] == 1 and (st[COND, c] & DISARMED_BIT) and not cast:
+        choice = USE
+    if frac < cf[c, RECOVER_BELOW]:
+        choice = HOLD_A
+    if heal:
+        choice = USE
+    action = choice if wants else HOLD_A
+    mode = ci[c, TARGET]
+    if ci[c, SCRIPTED] == 1:
+        _observe(K, P, st, c, obs, frac, in_reach, ctx)
+        r = policy_vm.first_rule(P[0], P[1], P[2], P[3], P[6], c, obs, stack)
+        if r >= 0:
+            action = P[4][r]
+            if P[5][r] >= 0:
+                mode = P[5][r]
+    wk[0] = mode
+    return action
+
+
+@_inline
+def _observe(K, P, st, c, obs, frac, in_reach, ctx):
+    ci, R = K[0], K[9]
+    reads = P[7]
+    C = st.shape[1]
+    allies, enemies, near = 0, 0, 999
+    for j in range(C):
+        if st[STATUS, j] == STANDING:
+            if ci[j, SIDE] == ci[c, SIDE]:
+                allies += 1
+            else:
+                enemies += 1
+                near = min(near, distance(K, st, c, j) if R[R_SPATIAL] else 1)
+    cond = st[COND, c]
+    feet = (near if near < 999 else 999) * R[R_CELL_FEET]
+    _put(obs, reads, c, 0, ctx[RND])
+    _put(obs, reads, c, 1, st[MOM, c])
+    _put(obs, reads, c, 2, st[BODYV, c])
+    _put(obs, reads, c, 3, frac)
+    _put(obs, reads, c, 4, st[VOID, c])
+    _put(obs, reads, c, 5, st[BRACKET, c])
+    for k in range(4):  # stun, prone, hamstrung, disarmed
+        _put(obs, reads, c, 6 + k, cond >> k & 1)
+    _put(obs, reads, c, 10, feet)
+    _put(obs, reads, c, 11, int(in_reach))
+    _put(obs, reads, c, 12, st[FORMED, c])
+    _put(obs, reads, c, 13, st[ITEMS, c])
+    _put(obs, reads, c, 14, allies)
+    _put(obs, reads, c, 15, enemies)
+
+
+@_inline
+def _put(obs, reads, c, o, value):
+    if reads[c, o]:
+        obs[o] = float(value)
+
+

@@ -1,0 +1,340 @@
+"""Scalar pieces of the Lens kernel: the challenge roll, harm, conditions, the grid.
+
+Everything here works on one skirmish: `st` is its state (rows below, one column per
+combatant), `K` the scenario's tables (ktables.KernelTables, as a tuple), `ctx` the
+skirmish index, the round and whether this skirmish is traced.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim import events, keyed
+from sim.rulesets.lens.ktables import (ARMOR, BODY, C_LOSS, IS_CHAR, R_CHALLENGE, R_GRID_H, R_GRID_W, R_METRIC,
+                                       R_MONSTER_ARMOR, R_MONSTER_DEAD, R_PIERCE, R_SPATIAL, R_VOID_DEATH, R_VOID_LIMIT, R_ZERO_VOID)
+
+(STATUS, BODYV, VOID, BRACKET, MOM, OWED, TURN_OVER, LOCKED, COND, FRESH, FORMED, PROGRESS, ITEMS, ATTACKS, HITS,
+ DEALT, TAKEN, SPENT, DEFENCES, RECOVERED, DOWN_ROUND, EARLY, PX, PY, LOST, START_MOM, NST) = range(27)
+STANDING, UNCONSCIOUS, DEAD = 0, 1, 2
+SK, RND, TRACING, BEAT = range(4)  # ctx entries
+# Event sites of keyed randomness (sim/keyed.py): actor and k are given where used.
+(SITE_INIT, SITE_FOCUS, SITE_ATTACK, SITE_WEAPON, SITE_CAST, SITE_SPELL, SITE_FORM, SITE_ITEM, SITE_TARGET,
+ SITE_MON_TARGET, SITE_MON_DAMAGE, SITE_DEFEND, SITE_STACKED, SITE_RIPOSTE, SITE_RIPOSTE_DAMAGE, SITE_DODGE_STEP,
+ SITE_PLACE) = range(1, 18)
+# Event codes of the trace (trace_text.FORMATS).
+(E_ROUND, E_INIT, E_START, E_MOMENTUM, E_ROLL, E_ATTACK, E_CONNECT, E_MON_ATTACK, E_DEFEND, E_SOAK, E_HARM, E_COND,
+ E_RIPOSTE, E_MOVE, E_HELP, E_FORM, E_USE, E_REARM, E_END, E_FOCUS, E_PHASE, E_NO_CHANCE, E_STALL, E_SURPRISE,
+ E_CAST) = range(1, 26)
+VARIANT_QUALITY, VARIANT_TOOL = 1, 2
+DISARMED_BIT = 8
+NEIGHBOURS_X = np.array([1, -1, 0, 0, 1, 1, -1, -1], dtype=np.int64)
+NEIGHBOURS_Y = np.array([0, 0, 1, -1, 1, -1, 1, -1], dtype=np.int64)
+
+_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+# The rules themselves are compiled once each and called: inlining every rule into every
+# caller made one kernel of some 10 GB of compiler memory.
+_jit = njit(cache=True, nogil=True, _nrt=False)
+
+
+@_inline
+def emit(ev, cnt, ctx, code, a, b, c, d, e, f):
+    if ctx[TRACING]:
+        events.emit(ev, cnt, code, ctx[RND], a, b, c, d, e, f)
+
+
+@_inline
+def roll_dice(count, sides, bonus, seed, ctx, site, actor, k0):
+    if count <= 0 or sides <= 0:
+        return bonus
+    return keyed.dice(count, sides, bonus, seed, ctx[SK], ctx[RND], site, actor, k0)
+
+
+@_inline
+def _face(sides, seed, ctx, site, actor, k):
+    return keyed.die(sides, seed, ctx[SK], ctx[RND], site, actor, k) if sides > 0 else 0
+
+
+@_inline
+def challenge(K, who, ability, tn, assist, interfere, seed, ctx, site, actor, k0, ev, cnt):
+    """Efforts (0 Botch .. 3 Triumph) of character `who` rolling `ability` against `tn`.
+
+    Dice j = 0 (Talent), 1, 2 (Training or tool), 3 (assister's Talent), 4 (interferer's)
+    are keyed k0 + j, so the same roll reads the same faces whoever helps."""
+    ab, R = K[2], K[9]
+    talent, training, tool, mod = ab[who, ability, 0], ab[who, ability, 1], ab[who, ability, 2], ab[who, ability, 3]
+    variant = R[R_CHALLENGE]
+    t = _face(talent, seed, ctx, site, actor, k0)
+    shown = t
+    fa = _face(assist, seed, ctx, site, actor, k0 + 3)
+    fi = _face(interfere, seed, ctx, site, actor, k0 + 4)
+    if assist > 0:
+        t = max(t, fa)
+    if interfere > 0:
+        t = min(t, fi)
+    d1 = d2 = 0
+    has1 = has2 = False
+    if training > 0:
+        third = tool if variant == VARIANT_TOOL else training
+        d1 = _face(training, seed, ctx, site, actor, k0 + 1)
+        d2 = _face(third, seed, ctx, site, actor, k0 + 2)
+        has1, has2 = True, third > 0
+    h0, h1, h2 = t >= tn, has1 and d1 >= tn, has2 and d2 >= tn
+    eff = int(h0) + int(h1) + int(h2)
+    if variant == VARIANT_QUALITY:
+        eff = _quality(eff, t, d1, d2, h0, h1, h2, has1, has2, tn, mod)
+    emit(ev, cnt, ctx, E_ROLL, who, ability, tn, eff, shown + 100 * d1 + 10000 * d2 + 1000000 * t,
+         fa + 100 * fi + 10000 * (assist > 0) + 20000 * (interfere > 0))
+    return eff
+
+
+@_inline
+def _quality(eff, t, d1, d2, h0, h1, h2, has1, has2, tn, mod):
+    # The roller puts the tool's modifier on the die where it helps most (or hurts least).
+    if mod > 0:
+        best = -99
+        if not h0:
+            best = t
+        if has1 and not h1 and d1 > best:
+            best = d1
+        if has2 and not h2 and d2 > best:
+            best = d2
+        if best > -99 and best + mod >= tn:
+            eff += 1
+    elif mod < 0:
+        n_dice = 1 + int(has1) + int(has2)
+        top = max(t, d1 if has1 else -99, d2 if has2 else -99)
+        if eff == n_dice and top + mod < tn:
+            eff -= 1
+    return eff
+
+
+@_inline
+def efforts_dist(p0, p1, p2, has1, has2):
+    """Chances of 0..3 efforts from each die's chance of an effort (independent dice)."""
+    q1 = p1 if has1 else 0.0
+    q2 = p2 if has2 else 0.0
+    b = (1 - p0) * (1 - q1) * (1 - q2)
+    t = p0 * q1 * q2
+    s = p0 * (1 - q1) * (1 - q2) + (1 - p0) * q1 * (1 - q2) + (1 - p0) * (1 - q1) * q2
+    return b, s, 1.0 - b - s - t, t
+
+
+@_inline
+def die_hits(sides, tn):
+    """Chance that one die of `sides` faces reaches `tn`."""
+    if sides <= 0:
+        return 0.0
+    good = sides - max(tn, 1) + 1
+    return min(max(good, 0), sides) / sides
+
+
+@_inline
+def helped_chances(K, who, ability, tn, assist, interfere):
+    """(Botch, Sacrifice, Success, Triumph) chances of a roll with an Assist / Interfere die.
+
+    Exact for two_training and tool_die; under quality_modifier the modifier is left out."""
+    ab, R = K[2], K[9]
+    talent, training, tool = ab[who, ability, 0], ab[who, ability, 1], ab[who, ability, 2]
+    p0 = die_hits(talent, tn)
+    if assist > 0:
+        p0 = 1 - (1 - p0) * (1 - die_hits(assist, tn))
+    if interfere > 0:
+        p0 = p0 * die_hits(interfere, tn)
+    third = tool if R[R_CHALLENGE] == VARIANT_TOOL else training
+    return efforts_dist(p0, die_hits(training, tn), die_hits(third, tn), training > 0, training > 0 and third > 0)
+
+
+@_inline
+def chances(K, who, ability, tn):
+    prob = K[3]
+    k = min(max(tn, 0), prob.shape[2] - 1)
+    return prob[who, ability, k, 0], prob[who, ability, k, 1], prob[who, ability, k, 2], prob[who, ability, k, 3]
+
+
+@_inline
+def harm(K, st, who, amount, ctx, ev, cnt):
+    """Damage into Body, the excess into Void."""
+    ci, R = K[0], K[9]
+    if amount <= 0 or st[STATUS, who] != STANDING:
+        return
+    off = min(st[BODYV, who], amount)
+    st[BODYV, who] -= off
+    st[VOID, who] += amount - off
+    st[TAKEN, who] += amount
+    char = ci[who, IS_CHAR] == 1
+    if R[R_ZERO_VOID]:
+        down = st[BODYV, who] <= 0 and (not char or st[VOID, who] >= R[R_VOID_LIMIT])
+    else:
+        down = st[BODYV, who] <= 0
+    state = STANDING
+    if down:
+        dead = (not char and R[R_MONSTER_DEAD] == 1) or (char and R[R_VOID_DEATH] > 0
+                                                           and st[VOID, who] >= R[R_VOID_DEATH])
+        state = DEAD if dead else UNCONSCIOUS
+        st[STATUS, who] = state
+        st[DOWN_ROUND, who] = ctx[RND]
+    emit(ev, cnt, ctx, E_HARM, who, amount, st[BODYV, who], ci[who, BODY], st[VOID, who], state if down else -1)
+
+
+@_inline
+def inflict(st, who, bits, why, ctx, ev, cnt):
+    if bits == 0:
+        return
+    st[COND, who] |= bits
+    st[FRESH, who] |= bits
+    emit(ev, cnt, ctx, E_COND, who, bits, why, 0, 0, 0)
+
+
+@_inline
+def cond_loss(K, bits, col):
+    """Sum of a condition-table column over the conditions in `bits`."""
+    cond = K[8]
+    total = 0
+    for k in range(cond.shape[0]):
+        if bits >> k & 1:
+            total += cond[k, col]
+    return total
+
+
+@_inline
+def cond_any(K, bits, col):
+    cond = K[8]
+    for k in range(cond.shape[0]):
+        if bits >> k & 1 and cond[k, col]:
+            return True
+    return False
+
+
+@_inline
+def single_loss(K, k):
+    """Momentum the condition with index k (-1: none) costs next round."""
+    if k < 0:
+        return 0
+    return K[8][k, C_LOSS]
+
+
+@_inline
+def distance(K, st, i, j):
+    """Cells between combatants i and j (0 when everyone is engaged)."""
+    R = K[9]
+    if not R[R_SPATIAL]:
+        return 0
+    return metric(R[R_METRIC], st[PX, i] - st[PX, j], st[PY, i] - st[PY, j])
+
+
+@_inline
+def metric(kind, dx, dy):
+    dx, dy = abs(dx), abs(dy)
+    if kind == 0:
+        return max(dx, dy)
+    if kind == 1:
+        return dx + dy
+    return max(dx, dy) + min(dx, dy) // 2
+
+
+@_inline
+def free_cell(K, st, who, x, y):
+    """Whether (x, y) is inside the grid and nobody standing but `who` is there."""
+    R = K[9]
+    if x < 0 or y < 0 or x >= R[R_GRID_W] or y >= R[R_GRID_H]:
+        return False
+    for j in range(st.shape[1]):
+        if j != who and st[STATUS, j] == STANDING and st[PX, j] == x and st[PY, j] == y:
+            return False
+    return True
+
+
+@_inline
+def free_neighbours(K, st, who):
+    n = 0
+    for k in range(8):
+        if free_cell(K, st, who, st[PX, who] + NEIGHBOURS_X[k], st[PY, who] + NEIGHBOURS_Y[k]):
+            n += 1
+    return n
+
+
+@_inline
+def dodge_step(K, st, who, u, ctx, ev, cnt):
+    """Dodge's free step to an open neighbouring square, chosen with one uniform."""
+    if not K[9][R_SPATIAL]:
+        return
+    n = free_neighbours(K, st, who)
+    if n == 0:
+        return
+    nth = min(int(u * n), n - 1)
+    x0, y0 = st[PX, who], st[PY, who]
+    for k in range(8):
+        x, y = x0 + NEIGHBOURS_X[k], y0 + NEIGHBOURS_Y[k]
+        if free_cell(K, st, who, x, y):
+            if nth == 0:
+                st[PX, who], st[PY, who] = x, y
+                emit(ev, cnt, ctx, E_MOVE, who, x0, y0, x, y, 1)
+                return
+            nth -= 1
+
+
+TIE = 10_000
+SIDESTEPS = 3
+
+
+@_jit
+def walk(K, st, i, goal, budget, stop, ctx, ev, cnt):
+    """Step toward `goal` while a free neighbour is closer (or, a few times, as close):
+    sim/battlefield.py's walk for one mover. Returns the cells moved."""
+    R = K[9]
+    kind = R[R_METRIC]
+    x, y = st[PX, i], st[PY, i]
+    x0, y0 = x, y
+    px, py = -10**9, -10**9
+    sidesteps = SIDESTEPS
+    moved = 0
+    diag_used = 0
+    while budget > 0:
+        tx, ty = (x, y) if goal == i else (st[PX, goal], st[PY, goal])
+        m = metric(kind, x - tx, y - ty)
+        if m <= stop:
+            break
+        here = m * TIE + (x - tx) ** 2 + (y - ty) ** 2
+        best, score, best_cost = -1, 0, 1
+        for k in range(8):
+            cx, cy = x + NEIGHBOURS_X[k], y + NEIGHBOURS_Y[k]
+            if (cx == px and cy == py) or not free_cell(K, st, i, cx, cy):
+                continue
+            cost = 1
+            if k >= 4 and kind == 1:
+                cost = 2
+            elif k >= 4 and kind == 2 and diag_used % 2 == 1:
+                cost = 2
+            if cost > budget:
+                continue
+            ex, ey = cx - tx, cy - ty
+            s = metric(kind, ex, ey) * TIE + ex * ex + ey * ey
+            if best < 0 or s < score:
+                best, score, best_cost = k, s, cost
+        if best < 0:
+            break
+        better = score < here
+        if not better and (score // TIE != here // TIE or sidesteps == 0):
+            break
+        if not better:
+            sidesteps -= 1
+        px, py = x, y
+        x, y = x + NEIGHBOURS_X[best], y + NEIGHBOURS_Y[best]
+        budget -= best_cost
+        moved += best_cost
+        if best >= 4:
+            diag_used += 1
+    st[PX, i], st[PY, i] = x, y
+    if moved:
+        emit(ev, cnt, ctx, E_MOVE, i, x0, y0, x, y, moved)
+    return moved
+
+
+@_inline
+def soak(K, who, damage, mask, magical):
+    """A monster's Armor Rating off a connecting blow (not spells, not armour-piercing tags)."""
+    ci, R = K[0], K[9]
+    from_armor = 0
+    if R[R_MONSTER_ARMOR] == 1 and not magical and (mask & R[R_PIERCE]) == 0:
+        from_armor = ci[who, ARMOR]
+    return max(damage - from_armor, 0)

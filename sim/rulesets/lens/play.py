@@ -1,0 +1,89 @@
+"""The surface sim.runner and sim.trace call on the compiled Lens: play, trace, warm."""
+from __future__ import annotations
+
+import numpy as np
+
+from sim import compiled, events
+from sim.rulesets.base import Outcome
+from sim.rulesets.lens import kernel as KN
+from sim.rulesets.lens.kcore import NST
+from sim.rulesets.lens.ktables import OBSERVATIONS, R_SIDES, build_tables
+
+COMPILE_SECONDS = 60
+
+
+def _tables(setup):
+    kt = setup.extra.get("kernel_tables")
+    if kt is None:
+        kt = setup.extra["kernel_tables"] = build_tables(setup)
+    K = (kt.ci, kt.cf, kt.ab, kt.prob, kt.prefix, kt.si, kt.drows, kt.tags, kt.cond, kt.rules, kt.smean, kt.zones,
+         kt.zone_len)
+    return kt, K, kt.policy + (kt.reads,)
+
+
+def _start_array(start, n: int, C: int):
+    arr = np.full((len(KN.START_KEYS), max(n, 1), C), -1, np.int64)
+    if not start:
+        return False, arr
+    for k, key in enumerate(KN.START_KEYS):
+        if key in start:
+            arr[k, :n] = np.asarray(start[key], dtype=np.int64).reshape(n, C)
+    unknown = set(start) - set(KN.START_KEYS)
+    if unknown:
+        raise ValueError(f"unknown start columns {sorted(unknown)}; a Lens skirmish may start from "
+                         f"{', '.join(KN.START_KEYS)}")
+    return True, arr
+
+
+def _run(setup, seed: int, first: int, n: int, max_rounds: int, start, traced: int, ev, cnt) -> Outcome:
+    kt, K, P = _tables(setup)
+    C = kt.ci.shape[0]
+    has_start, start_arr = _start_array(start, n, C)
+    out = np.zeros((len(KN.OUT_COLUMNS), n, C), np.int64)
+    winner = np.zeros(n, np.int64)
+    rounds = np.zeros(n, np.int64)
+    stalled = np.zeros(1, np.int64)
+    st = np.zeros((NST, C), np.int64)
+    snap = np.zeros((len(KN.SNAP_ROWS), C), np.int64)
+    fo = np.full(max(int(kt.rules[R_SIDES]), 1), -1, np.int64)
+    ctx = np.zeros(4, np.int64)
+    obs = np.zeros(len(OBSERVATIONS))
+    stack = np.zeros(kt.stack_size + 1)
+    wk = np.zeros(C + 2, np.int64)
+    cand = np.zeros(C, np.bool_)
+    health = np.zeros(C)
+    dist = np.zeros(C)
+    zi = np.zeros(max(kt.zones.shape[1], 1), np.int64)
+    KN.play_kernel(K, P, np.uint64(seed), first, n, max_rounds, has_start, start_arr, out, winner, rounds, stalled,
+                   st, snap, fo, ctx, obs, stack, wk, cand, health, dist, zi, ev, cnt, traced)
+    per = {name: out[k].astype(np.int32) for k, name in enumerate(KN.OUT_COLUMNS)}
+    per["final_state"] = out[KN.OUT_COLUMNS.index("final_state")].astype(np.int8)
+    per["bracket"] = out[KN.OUT_COLUMNS.index("bracket")].astype(np.int8)
+    o = Outcome(winner=winner.astype(np.int16), rounds=rounds.astype(np.int32), per_combatant=per)
+    o.stalled = int(stalled[0])
+    return o
+
+
+def play(setup, seed: int, first_skirmish: int, n: int, max_rounds: int, start=None) -> Outcome:
+    ev, cnt = events.no_buffer()
+    return _run(setup, seed, first_skirmish, n, max_rounds, start, -1, ev, cnt)
+
+
+def trace(setup, seed: int, skirmish: int, max_rounds: int, start=None):
+    from sim.rulesets.lens.trace_text import lines
+    ev, cnt = events.new_buffer()
+    out = _run(setup, seed, skirmish, 1, max_rounds, start, skirmish, ev, cnt)
+    return out, lines(setup, events.rows(ev, cnt), int(cnt[1]))
+
+
+def warm(setup=None) -> None:
+    def compile_now():
+        if setup is not None:
+            play(setup, 0, 0, 1, 2)
+        else:
+            from sim.scenario import load_scenario
+            from sim.rulesets.lens.setup import build
+            from pathlib import Path
+            here = Path(__file__).resolve().parents[3] / "scenarios" / "lens" / "novice_party_vs_brute.yaml"
+            play(build(load_scenario(here)), 0, 0, 1, 2)
+    compiled.warm("lens", "Lens", COMPILE_SECONDS, compile_now)
