@@ -53,7 +53,7 @@ def play_chunk(data_json: str, source: str, chunk: int, size: int, seed: int, ma
     return run_chunk(scen.ruleset, setup, chunk_rng(seed, chunk), size, max_rounds, crn=crn)
 
 
-def warm(scen: Scenario, quiet: bool = False) -> None:
+def warm(scen: Scenario) -> None:
     """Compile (or load from the cache) a compiled ruleset's kernel in this process before
     workers start, so the one-time notice is printed once and workers find the cache."""
     ruleset = scen.ruleset

@@ -1,0 +1,39 @@
+"""Compile every ruleset's kernel once, side by side, before the first test.
+
+On a machine that has never compiled these sources (a fresh CI machine) each kernel
+takes from under a minute to a few minutes of CPU; compiled lazily, one test at a time,
+they would run one after the other. Compiled here in parallel subprocesses, into the
+shared cache (sim/compiled.py), they cost the longest of them, and every test after
+finds them there. On a warm machine this finds every kernel cached and costs nothing.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import sim  # noqa: F401  (chooses the cache folder: NUMBA_CACHE_DIR)
+
+# A scenario per ruleset and path through its kernel (G&M has a fused chunk for core fights).
+WARM_UP = {
+    "gods_and_monsters": ("scenarios/gods_and_monsters/yeti.yaml", "scenarios/gods_and_monsters/goblin_ambush.yaml"),
+    "lens": ("scenarios/lens/novice_party_vs_brute.yaml",),
+    "lifeforce": ("scenarios/lifeforce/duel.yaml",),
+}
+CODE = ("import sys, sim, sim.runner\n"
+        "for path in sys.argv[1:]:\n"
+        "    scen = sim.load_scenario(path)\n"
+        "    sim.runner.warm(scen)\n"
+        "    sim.run(scen, n=50)  # the batch path too, which a warm-up of one skirmish may not reach\n")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def compiled_kernels():
+    cache = Path(os.environ["NUMBA_CACHE_DIR"])
+    cold = [name for name in WARM_UP if not (cache / f"{name}.compiled").exists()]
+    procs = [subprocess.Popen([sys.executable, "-c", CODE, *WARM_UP[name]]) for name in cold]
+    failed = [name for name, p in zip(cold, procs) if p.wait() != 0]
+    assert not failed, f"compiling the kernels of {failed} failed (see the output above)"
