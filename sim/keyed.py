@@ -154,6 +154,29 @@ def block2(seed, skirmish, rnd, site, actor_a, actor_b, b):
 
 
 @_inline
+def blocks_into(words, actors, count, seed, skirmish, rnd, site, b):
+    """words[q, j] = word q of block b of (site, actors[j]) for j < count (int64 arrays
+    holding the 32-bit words): one branch-free loop over independent evaluations, which
+    the compiler may run several to a vector register."""
+    s = np.uint64(seed)
+    k0i, k1i = s & _M32, s >> _U32
+    sk = np.uint64(skirmish)
+    c0i, c1i = sk & _M32, np.uint64(rnd) & _M32
+    c3i = (np.uint64(b) | ((sk >> _U32) << np.uint64(24))) & _M32
+    site_bits = np.uint64(site) << np.uint64(ACTOR_BITS)
+    for j in range(count):
+        c0, c1, c3, k0, k1 = c0i, c1i, c3i, k0i, k1i
+        c2 = (site_bits | np.uint64(actors[j])) & _M32
+        for _ in range(10):
+            p0 = _PHILOX_M0 * c0
+            p1 = _PHILOX_M1 * c2
+            c0, c1, c2, c3 = ((p1 >> _U32) ^ c1 ^ k0), (p1 & _M32), ((p0 >> _U32) ^ c3 ^ k1), (p0 & _M32)
+            k0 = (k0 + _PHILOX_W0) & _M32
+            k1 = (k1 + _PHILOX_W1) & _M32
+        words[0, j], words[1, j], words[2, j], words[3, j] = np.int64(c0), np.int64(c1), np.int64(c2), np.int64(c3)
+
+
+@_inline
 def uniform_words(w0, w1):
     """A float in [0, 1) with 53 random bits from two words (as `uniform`)."""
     return float((w0 << np.uint64(21)) ^ (w1 >> np.uint64(11))) * _INV_2_53
@@ -279,6 +302,14 @@ def block2_words(seed, skirmish, rnd, site, actor_a, actor_b, b):
     out = np.empty((2, 4), dtype=np.uint64)
     out[0, 0], out[0, 1], out[0, 2], out[0, 3] = wa
     out[1, 0], out[1, 1], out[1, 2], out[1, 3] = wb
+    return out
+
+
+@njit(cache=True, nogil=True)
+def blocks_words(seed, skirmish, rnd, site, actors, b):
+    """blocks_into for the given actors, as a (4, len(actors)) array (tests)."""
+    out = np.empty((4, len(actors)), dtype=np.int64)
+    blocks_into(out, actors, len(actors), np.uint64(seed), skirmish, rnd, site, b)
     return out
 
 

@@ -178,3 +178,11 @@ def test_two_interleaved_blocks_are_the_two_blocks():
         got = keyed.block2_words(seed, sk, rnd, site, a, b, blk)
         np.testing.assert_array_equal(got[0], keyed.block_words(seed, sk, rnd, site, a, blk))
         np.testing.assert_array_equal(got[1], keyed.block_words(seed, sk, rnd, site, b, blk))
+
+
+def test_blocks_into_gives_each_block():
+    actors = np.array([0, 3, 7, 2**20 - 1, 5], dtype=np.int64)
+    for seed, sk, rnd, site, blk in [(0, 0, 0, 0, 0), (2**62 + 3, 2**40 - 1, 7, 30, 2), (99, 2**33 + 5, 100, 1, 9)]:
+        got = keyed.blocks_words(seed, sk, rnd, site, actors, blk)
+        for j, a in enumerate(actors):
+            np.testing.assert_array_equal(got[:, j].astype(np.uint64), keyed.block_words(seed, sk, rnd, site, a, blk))

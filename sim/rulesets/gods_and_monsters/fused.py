@@ -211,7 +211,7 @@ def _strike(seed, g, rnd, W, ct, st, flags, pair_mod, focus, masks, up):
     for c in range(C):
         W[W_RDEALT, c] = 0
     # First which slots roll (nothing the rolls decide changes it), then their blocks two
-    # evaluations at a time (masks[1..4]: the words, masks[5]: the slots), then each slot's
+    # evaluations in one loop (masks[5]: the slots, masks[1..4]: their words), then each slot's
     # attack in slot order.
     nr = 0
     for a in range(st.shape[1]):
@@ -225,22 +225,13 @@ def _strike(seed, g, rnd, W, ct, st, flags, pair_mod, focus, masks, up):
         used = True
         masks[5, nr] = a
         nr += 1
-    for j in range(0, nr - 1, 2):
-        a, b = masks[5, j], masks[5, j + 1]
-        wa, wb = keyed.block2(seed, g, rnd, SLOT_ROLLS, a, b, 0)
-        for q in range(4):
-            masks[1 + q, a], masks[1 + q, b] = wa[q], wb[q]
-    if nr % 2:
-        a = masks[5, nr - 1]
-        wa = keyed.block(seed, g, rnd, SLOT_ROLLS, a, 0)
-        for q in range(4):
-            masks[1 + q, a] = wa[q]
+    keyed.blocks_into(masks[1:5], masks[5], nr, seed, g, rnd, SLOT_ROLLS, 0)
     for j in range(nr):
         a = masks[5, j]
         o = st[S_OWNER, a]
         cand = masks[0, a] & up
-        w0, w1 = np.uint64(masks[1, a]), np.uint64(masks[2, a])
-        w2, w3 = np.uint64(masks[3, a]), np.uint64(masks[4, a])
+        w0, w1 = np.uint64(masks[1, j]), np.uint64(masks[2, j])
+        w2, w3 = np.uint64(masks[3, j]), np.uint64(masks[4, j])
         t = _choose(W[W_TMODE, o], cand, W, focus[ct[C_SIDE, o]], keyed.uniform_words(w0, w1))
         level = 0
         if flags[G_UNAWARE] and rnd == 1 and W[W_SURPRISED, t]:
