@@ -130,6 +130,17 @@ def die(sides, seed, skirmish, rnd, site, actor, k):
 
 
 @_inline
+def die_first_word(word, sides, seed, skirmish, rnd, site, actor, k):
+    """die(sides, ..) given word 0 of its first evaluation (from blocks_into, b = k): the
+    same number, evaluating again only when that word could be rejected."""
+    n = np.uint64(sides)
+    m = np.uint64(word) * n
+    if (m & _M32) >= n:
+        return np.int64(m >> _U32) + 1
+    return die(sides, seed, skirmish, rnd, site, actor, k)
+
+
+@_inline
 def dice(count, sides, bonus, seed, skirmish, rnd, site, actor, k0):
     """count d sides + bonus, the j-th die keyed k0 + j (a fixed expression without dice: bonus)."""
     total = np.int64(bonus)
@@ -310,6 +321,17 @@ def blocks_words(seed, skirmish, rnd, site, actors, b):
     """blocks_into for the given actors, as a (4, len(actors)) array (tests)."""
     out = np.empty((4, len(actors)), dtype=np.int64)
     blocks_into(out, actors, len(actors), np.uint64(seed), skirmish, rnd, site, b)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def first_word_dice(sides, seed, skirmish, rnd, site, actors, k):
+    """die_first_word of each actor's roll k through blocks_into (tests)."""
+    words = np.empty((4, len(actors)), dtype=np.int64)
+    blocks_into(words, actors, len(actors), np.uint64(seed), skirmish, rnd, site, k)
+    out = np.empty(len(actors), dtype=np.int64)
+    for j in range(len(actors)):
+        out[j] = die_first_word(words[0, j], sides, seed, skirmish, rnd, site, actors[j], k)
     return out
 
 

@@ -186,3 +186,10 @@ def test_blocks_into_gives_each_block():
         got = keyed.blocks_words(seed, sk, rnd, site, actors, blk)
         for j, a in enumerate(actors):
             np.testing.assert_array_equal(got[:, j].astype(np.uint64), keyed.block_words(seed, sk, rnd, site, a, blk))
+
+
+@pytest.mark.parametrize("sides", [3, 20])
+def test_a_die_from_its_first_word_is_the_die(sides):
+    actors = np.arange(0, 4000, 3, dtype=np.int64)
+    got = keyed.first_word_dice(sides, 17, 2**35 + 9, 0, 1, actors, 0)
+    np.testing.assert_array_equal(got, [keyed.die(sides, 17, 2**35 + 9, 0, 1, int(a), 0) for a in actors])

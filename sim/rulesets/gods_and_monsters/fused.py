@@ -36,7 +36,7 @@ MAX_FUSED = 63  # combatants an int64 bitmask holds
 
 @rule
 def play_core_chunk(seed, first, n, max_rounds, tab, out, W, SL, scratch, masks):
-    """kernel.play_chunk for a core scenario, no trace, no start; masks: (6, A) work."""
+    """kernel.play_chunk for a core scenario, no trace, no start; masks: (7, max(A, C)) work."""
     flags, ct, cf, st, sp, pair_mod, close_reach, cell_size = tab
     dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack = scratch
     winner, rounds, o_attacks, o_hits, o_dealt, o_taken, o_status, o_down, o_surprised, o_verve, o_surv, o_inj, \
@@ -53,13 +53,18 @@ def play_core_chunk(seed, first, n, max_rounds, tab, out, W, SL, scratch, masks)
             if ct[C_SIDE, j] != ct[C_SIDE, o] and dist[o, j] <= st[S_REACH, a]:
                 m |= 1 << j
         masks[0, a] = m
+    n_sur = 0
+    for c in range(C):
+        if ct[C_SURPRISE_T, c] < NEVER:
+            masks[6, n_sur] = c
+            n_sur += 1
     # The side focus only steers `focus` targeting, and the stall check reads it.
     need_focus = max_rounds > STALL_ROUNDS
     for c in range(C):
         need_focus |= ct[C_TMODE, c] == targeting.FOCUS
     for i in range(n):
         g = first + i
-        up = _fresh(seed, g, W, ct, flags, focus)
+        up = _fresh(seed, g, W, ct, flags, focus, masks, n_sur)
         w, played = _skirmish(seed, g, max_rounds, W, SL, ct, cf, st, flags, pair_mod, uses, focus, masks, up,
                               need_focus, stalled)
         winner[i], rounds[i] = w, played
@@ -71,7 +76,7 @@ def play_core_chunk(seed, first, n, max_rounds, tab, out, W, SL, scratch, masks)
 
 
 @inline
-def _fresh(seed, g, W, ct, flags, focus):
+def _fresh(seed, g, W, ct, flags, focus, masks, n_sur):
     # The rows a skirmish's rounds change, as kernel.play_chunk sets them; the standing mask.
     up = 0
     for c in range(W.shape[1]):
@@ -79,14 +84,18 @@ def _fresh(seed, g, W, ct, flags, focus):
         W[W_VERVE, c], W[W_SURV, c] = ct[C_VERVE, c], ct[C_SURV, c]
         W[W_ATTACKS, c], W[W_HITS, c], W[W_DEALT, c], W[W_TAKEN, c] = 0, 0, 0, 0
         W[W_LAST_DEALT, c], W[W_LAST_TAKEN, c], W[W_PTAKEN, c] = 0, 0, 0
-        s = 0
-        if ct[C_SURPRISE_T, c] < NEVER:
-            s = keyed.die(20, seed, g, 0, SURPRISE, c, 0) > ct[C_SURPRISE_T, c]
-        W[W_SURPRISED, c], W[W_WAS_SURPRISED, c] = s, s
-        W[W_ASLEEP, c] = flags[G_SLEEPERS] and s and ct[C_SLEEPER, c]
-        W[W_WAKE, c] = 2 if W[W_ASLEEP, c] else NEVER
+        W[W_SURPRISED, c], W[W_WAS_SURPRISED, c] = 0, 0
         W[W_DRAWN, c] = ct[C_DRAWN0, c]
         up |= 1 << c
+    # The surprise rolls (masks[6, :n_sur]: who rolls), their evaluations in one loop.
+    keyed.blocks_into(masks[1:5], masks[6], n_sur, seed, g, 0, SURPRISE, 0)
+    for j in range(n_sur):
+        c = masks[6, j]
+        s = keyed.die_first_word(masks[1, j], 20, seed, g, 0, SURPRISE, c, 0) > ct[C_SURPRISE_T, c]
+        W[W_SURPRISED, c], W[W_WAS_SURPRISED, c] = s, s
+    for c in range(W.shape[1]):
+        W[W_ASLEEP, c] = flags[G_SLEEPERS] and W[W_SURPRISED, c] and ct[C_SLEEPER, c]
+        W[W_WAKE, c] = 2 if W[W_ASLEEP, c] else NEVER
     for s in range(focus.shape[0]):
         focus[s] = -1
     return up

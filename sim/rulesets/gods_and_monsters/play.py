@@ -140,7 +140,7 @@ def _run(setup: Setup, seed: int, first: int, n: int, max_rounds: int, start, tr
     ev, cnt = buffer
     play_chunk(np.uint64(seed), first, n, max_rounds, _tables(setup, start), _policy(setup), setup.zone, setup.zone_ptr,
                _start(setup, start, n), out, i64((NW, C)), i64((NSL, A)), scratch, i64(max(1, len(setup.zone))),
-               trace_row, ev, cnt, i64((6, A)))
+               trace_row, ev, cnt, i64((7, max(A, C))))
     per["surprised"] = per["surprised"].view(np.bool_)
     outcome = Outcome(winner=winner, rounds=rounds, per_combatant=per)
     outcome.stalled = int(stalled[0])
