@@ -61,6 +61,28 @@ def philox4x32(c0, c1, c2, c3, k0, k1):
 
 
 @_inline
+def philox4x32_x2(a0, a1, a2, a3, b0, b1, b2, b3, k0, k1):
+    """Two Philox4x32-10 evaluations under one key, interleaved (independent chains the
+    CPU overlaps): exactly philox4x32 of each counter."""
+    for _ in range(10):
+        p0, p1 = _PHILOX_M0 * a0, _PHILOX_M1 * a2
+        q0, q1 = _PHILOX_M0 * b0, _PHILOX_M1 * b2
+        a0, a1, a2, a3 = ((p1 >> _U32) ^ a1 ^ k0), (p1 & _M32), ((p0 >> _U32) ^ a3 ^ k1), (p0 & _M32)
+        b0, b1, b2, b3 = ((q1 >> _U32) ^ b1 ^ k0), (q1 & _M32), ((q0 >> _U32) ^ b3 ^ k1), (q0 & _M32)
+        k0 = (k0 + _PHILOX_W0) & _M32
+        k1 = (k1 + _PHILOX_W1) & _M32
+    return (a0, a1, a2, a3), (b0, b1, b2, b3)
+
+
+@_inline
+def _counter(skirmish, rnd, site, actor, k, retry):
+    sk = np.uint64(skirmish)
+    c2 = ((np.uint64(site) << np.uint64(ACTOR_BITS)) | np.uint64(actor)) & _M32
+    c3 = (np.uint64(k) | (np.uint64(retry) << np.uint64(K_BITS)) | ((sk >> _U32) << np.uint64(24))) & _M32
+    return sk & _M32, np.uint64(rnd) & _M32, c2, c3
+
+
+@_inline
 def _words(seed, skirmish, rnd, site, actor, k, retry):
     s = np.uint64(seed)
     sk = np.uint64(skirmish)
@@ -108,6 +130,17 @@ def die(sides, seed, skirmish, rnd, site, actor, k):
 
 
 @_inline
+def die_first_word(word, sides, seed, skirmish, rnd, site, actor, k):
+    """die(sides, ..) given word 0 of its first evaluation (from blocks_into, b = k): the
+    same number, evaluating again only when that word could be rejected."""
+    n = np.uint64(sides)
+    m = np.uint64(word) * n
+    if (m & _M32) >= n:
+        return np.int64(m >> _U32) + 1
+    return die(sides, seed, skirmish, rnd, site, actor, k)
+
+
+@_inline
 def dice(count, sides, bonus, seed, skirmish, rnd, site, actor, k0):
     """count d sides + bonus, the j-th die keyed k0 + j (a fixed expression without dice: bonus)."""
     total = np.int64(bonus)
@@ -120,6 +153,38 @@ def dice(count, sides, bonus, seed, skirmish, rnd, site, actor, k0):
 def block(seed, skirmish, rnd, site, actor, b):
     """The four words of block b of a blocked site: numbers k = 4b .. 4b + 3."""
     return _words(seed, skirmish, rnd, site, actor, b, 0)
+
+
+@_inline
+def block2(seed, skirmish, rnd, site, actor_a, actor_b, b):
+    """block(.., actor_a, b) and block(.., actor_b, b) in one interleaved pass."""
+    s = np.uint64(seed)
+    a0, a1, a2, a3 = _counter(skirmish, rnd, site, actor_a, b, 0)
+    b0, b1, b2, b3 = _counter(skirmish, rnd, site, actor_b, b, 0)
+    return philox4x32_x2(a0, a1, a2, a3, b0, b1, b2, b3, s & _M32, s >> _U32)
+
+
+@_inline
+def blocks_into(words, actors, count, seed, skirmish, rnd, site, b):
+    """words[q, j] = word q of block b of (site, actors[j]) for j < count (int64 arrays
+    holding the 32-bit words): one branch-free loop over independent evaluations, which
+    the compiler may run several to a vector register."""
+    s = np.uint64(seed)
+    k0i, k1i = s & _M32, s >> _U32
+    sk = np.uint64(skirmish)
+    c0i, c1i = sk & _M32, np.uint64(rnd) & _M32
+    c3i = (np.uint64(b) | ((sk >> _U32) << np.uint64(24))) & _M32
+    site_bits = np.uint64(site) << np.uint64(ACTOR_BITS)
+    for j in range(count):
+        c0, c1, c3, k0, k1 = c0i, c1i, c3i, k0i, k1i
+        c2 = (site_bits | np.uint64(actors[j])) & _M32
+        for _ in range(10):
+            p0 = _PHILOX_M0 * c0
+            p1 = _PHILOX_M1 * c2
+            c0, c1, c2, c3 = ((p1 >> _U32) ^ c1 ^ k0), (p1 & _M32), ((p0 >> _U32) ^ c3 ^ k1), (p0 & _M32)
+            k0 = (k0 + _PHILOX_W0) & _M32
+            k1 = (k1 + _PHILOX_W1) & _M32
+        words[0, j], words[1, j], words[2, j], words[3, j] = np.int64(c0), np.int64(c1), np.int64(c2), np.int64(c3)
 
 
 @_inline
@@ -141,6 +206,18 @@ def die_word(word, sides, seed, skirmish, rnd, site, actor, k):
         r = _lemire(w[k % 4], n, threshold)
         retry += 1
     return r if r > 0 else np.int64(1)  # sixteen rejections in a row: unreachable in practice
+
+
+@_inline
+def die_word_quick(word, sides, seed, skirmish, rnd, site, actor, k):
+    """die_word, the same number, dividing for the rejection threshold only when the low
+    product is below `sides` (the threshold always is: Lemire 2019, "Fast random integer
+    generation in an interval")."""
+    n = np.uint64(sides)
+    m = np.uint64(word) * n
+    if (m & _M32) >= n:
+        return np.int64(m >> _U32) + 1
+    return die_word(word, sides, seed, skirmish, rnd, site, actor, k)
 
 
 @_inline
@@ -217,6 +294,44 @@ def dice4_grid(sides, seed, skirmishes, rnd, site, actor, count):
     for i in range(skirmishes):
         for k in range(count):
             out[i, k] = die4(sides, seed, i, rnd, site, actor, k)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def quick_words_grid(words, sides, seed, skirmish, rnd, site, actor):
+    """die_word_quick of each word as number k = its index (tests)."""
+    out = np.empty(len(words), dtype=np.int64)
+    for k in range(len(words)):
+        out[k] = die_word_quick(words[k], sides, seed, skirmish, rnd, site, actor, k)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def block2_words(seed, skirmish, rnd, site, actor_a, actor_b, b):
+    """block2 as a (2, 4) array (tests)."""
+    wa, wb = block2(np.uint64(seed), skirmish, rnd, site, actor_a, actor_b, b)
+    out = np.empty((2, 4), dtype=np.uint64)
+    out[0, 0], out[0, 1], out[0, 2], out[0, 3] = wa
+    out[1, 0], out[1, 1], out[1, 2], out[1, 3] = wb
+    return out
+
+
+@njit(cache=True, nogil=True)
+def blocks_words(seed, skirmish, rnd, site, actors, b):
+    """blocks_into for the given actors, as a (4, len(actors)) array (tests)."""
+    out = np.empty((4, len(actors)), dtype=np.int64)
+    blocks_into(out, actors, len(actors), np.uint64(seed), skirmish, rnd, site, b)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def first_word_dice(sides, seed, skirmish, rnd, site, actors, k):
+    """die_first_word of each actor's roll k through blocks_into (tests)."""
+    words = np.empty((4, len(actors)), dtype=np.int64)
+    blocks_into(words, actors, len(actors), np.uint64(seed), skirmish, rnd, site, k)
+    out = np.empty(len(actors), dtype=np.int64)
+    for j in range(len(actors)):
+        out[j] = die_first_word(words[0, j], sides, seed, skirmish, rnd, site, actors[j], k)
     return out
 
 

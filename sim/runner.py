@@ -220,6 +220,18 @@ def gather(sized_outcomes, total: int, progress=None) -> Outcome:
     return joined
 
 
+def _spread(values: np.ndarray, n: int, c: int, dtype) -> np.ndarray:
+    """`values` broadcast to (n, c), flat: np.repeat / np.tile in one strided fill."""
+    out = np.empty((n, c), dtype=dtype)
+    out[...] = values
+    return out.reshape(-1)
+
+
+def _categorical(codes: np.ndarray, categories) -> pd.Categorical:
+    """pd.Categorical.from_codes without its pass over the codes (built in range here)."""
+    return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(list(categories)), validate=False)
+
+
 def build_result(scen: Scenario, outcomes: list[Outcome], seed: int, max_rounds: int,
                  first_skirmish: int = 0) -> RunResult:
     if len(outcomes) == 1 and getattr(outcomes[0], "gathered", False):
@@ -232,26 +244,29 @@ def build_result(scen: Scenario, outcomes: list[Outcome], seed: int, max_rounds:
     n = len(winner)
     sides = scen.side_names
     win_labels = list(sides) + ["draw", "unfinished"]
-    codes = np.where(winner == DRAW, len(sides), np.where(winner == UNFINISHED, len(sides) + 1, winner))
+    # Codes are built in range, so the categoricals skip pandas' check of them.
+    codes = winner.astype(np.int16)
+    codes[winner == DRAW] = len(sides)
+    codes[winner == UNFINISHED] = len(sides) + 1
+    skirmish = np.arange(first_skirmish, first_skirmish + n, dtype=np.int64)
     skirmishes = pd.DataFrame({
-        "skirmish": np.arange(first_skirmish, first_skirmish + n, dtype=np.int64),
-        "winner": pd.Categorical.from_codes(codes.astype(np.int16), categories=win_labels),
-        "rounds": rounds.astype(np.int32),
+        "skirmish": skirmish,
+        "winner": _categorical(codes, win_labels),
+        "rounds": rounds.astype(np.int32, copy=False),
     }, copy=False)
     names = scen.names()
     c = len(names)
-    side_codes = np.tile(np.array(scen.side_of(), dtype=np.int16), n)
     cols = {
-        "skirmish": np.repeat(skirmishes["skirmish"].to_numpy(), c),
-        "combatant": pd.Categorical.from_codes(np.tile(np.arange(c, dtype=np.int16), n), categories=names),
-        "side": pd.Categorical.from_codes(side_codes, categories=list(sides)),
+        "skirmish": _spread(skirmish[:, None], n, c, np.int64),
+        "combatant": _categorical(_spread(np.arange(c, dtype=np.int16), n, c, np.int16), names),
+        "side": _categorical(_spread(np.array(scen.side_of(), dtype=np.int16), n, c, np.int16), list(sides)),
     }
     for key, arr in per.items():
         flat = arr.reshape(-1)
         if key == "final_state":
-            cols[key] = pd.Categorical.from_codes(flat.astype(np.int8), categories=list(FINAL_STATES))
+            cols[key] = _categorical(flat.astype(np.int8, copy=False), list(FINAL_STATES))
         elif key == "down_round":
-            cols[key] = pd.arrays.IntegerArray(flat.astype(np.int32), flat <= 0)
+            cols[key] = pd.arrays.IntegerArray(flat.astype(np.int32, copy=False), flat <= 0)
         else:
             cols[key] = flat
     # The columns are fresh arrays: copy=False keeps pandas from stacking same-dtype

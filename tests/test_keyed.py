@@ -157,3 +157,39 @@ def test_blocked_dice_sum_their_dice_and_bonus():
     parts = [keyed.die4.py_func(6, np.uint64(9), 4, 1, 30, 2, 3 + j) for j in range(7)]
     assert total == sum(parts) + 2
     assert keyed.dice4_sum(0, 6, 5, np.uint64(9), 4, 1, 30, 2, 3) == 5
+
+
+@pytest.mark.parametrize("sides", [2, 3, 6, 7, 20, 100])
+def test_the_quick_blocked_die_is_the_blocked_die(sides):
+    # die_word_quick skips the division for the threshold only where no word is rejected.
+    rng = np.random.default_rng(sides)
+    step = (1 << 32) // sides
+    words = np.concatenate([rng.integers(0, 1 << 32, 3000, dtype=np.uint64), np.arange(64, dtype=np.uint64),
+                            (1 << 32) - 1 - np.arange(64, dtype=np.uint64),
+                            np.array([j * step + d for j in range(sides) for d in (0, 1)], dtype=np.uint64)])
+    got = keyed.quick_words_grid(words, sides, 99, 5, 2, 30, 1)
+    want = [keyed.die_word.py_func(w, sides, 99, 5, 2, 30, 1, k) for k, w in enumerate(words)]
+    np.testing.assert_array_equal(got, want)
+
+
+def test_two_interleaved_blocks_are_the_two_blocks():
+    for seed, sk, rnd, site, a, b, blk in [(0, 0, 0, 0, 0, 1, 0), (2**62 + 3, 2**40 - 1, 7, 30, 3, 3, 2),
+                                           (12345, 2**33 + 5, 100, 1, 2**20 - 1, 0, 9)]:
+        got = keyed.block2_words(seed, sk, rnd, site, a, b, blk)
+        np.testing.assert_array_equal(got[0], keyed.block_words(seed, sk, rnd, site, a, blk))
+        np.testing.assert_array_equal(got[1], keyed.block_words(seed, sk, rnd, site, b, blk))
+
+
+def test_blocks_into_gives_each_block():
+    actors = np.array([0, 3, 7, 2**20 - 1, 5], dtype=np.int64)
+    for seed, sk, rnd, site, blk in [(0, 0, 0, 0, 0), (2**62 + 3, 2**40 - 1, 7, 30, 2), (99, 2**33 + 5, 100, 1, 9)]:
+        got = keyed.blocks_words(seed, sk, rnd, site, actors, blk)
+        for j, a in enumerate(actors):
+            np.testing.assert_array_equal(got[:, j].astype(np.uint64), keyed.block_words(seed, sk, rnd, site, a, blk))
+
+
+@pytest.mark.parametrize("sides", [3, 20])
+def test_a_die_from_its_first_word_is_the_die(sides):
+    actors = np.arange(0, 4000, 3, dtype=np.int64)
+    got = keyed.first_word_dice(sides, 17, 2**35 + 9, 0, 1, actors, 0)
+    np.testing.assert_array_equal(got, [keyed.die(sides, 17, 2**35 + 9, 0, 1, int(a), 0) for a in actors])

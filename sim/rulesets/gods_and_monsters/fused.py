@@ -36,7 +36,7 @@ MAX_FUSED = 63  # combatants an int64 bitmask holds
 
 @rule
 def play_core_chunk(seed, first, n, max_rounds, tab, out, W, SL, scratch, masks):
-    """kernel.play_chunk for a core scenario, no trace, no start; masks: (A,) work."""
+    """kernel.play_chunk for a core scenario, no trace, no start; masks: (7, max(A, C)) work."""
     flags, ct, cf, st, sp, pair_mod, close_reach, cell_size = tab
     dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack = scratch
     winner, rounds, o_attacks, o_hits, o_dealt, o_taken, o_status, o_down, o_surprised, o_verve, o_surv, o_inj, \
@@ -52,14 +52,19 @@ def play_core_chunk(seed, first, n, max_rounds, tab, out, W, SL, scratch, masks)
         for j in range(C):
             if ct[C_SIDE, j] != ct[C_SIDE, o] and dist[o, j] <= st[S_REACH, a]:
                 m |= 1 << j
-        masks[a] = m
+        masks[0, a] = m
+    n_sur = 0
+    for c in range(C):
+        if ct[C_SURPRISE_T, c] < NEVER:
+            masks[6, n_sur] = c
+            n_sur += 1
     # The side focus only steers `focus` targeting, and the stall check reads it.
     need_focus = max_rounds > STALL_ROUNDS
     for c in range(C):
         need_focus |= ct[C_TMODE, c] == targeting.FOCUS
     for i in range(n):
         g = first + i
-        up = _fresh(seed, g, W, ct, flags, focus)
+        up = _fresh(seed, g, W, ct, flags, focus, masks, n_sur)
         w, played = _skirmish(seed, g, max_rounds, W, SL, ct, cf, st, flags, pair_mod, uses, focus, masks, up,
                               need_focus, stalled)
         winner[i], rounds[i] = w, played
@@ -71,7 +76,7 @@ def play_core_chunk(seed, first, n, max_rounds, tab, out, W, SL, scratch, masks)
 
 
 @inline
-def _fresh(seed, g, W, ct, flags, focus):
+def _fresh(seed, g, W, ct, flags, focus, masks, n_sur):
     # The rows a skirmish's rounds change, as kernel.play_chunk sets them; the standing mask.
     up = 0
     for c in range(W.shape[1]):
@@ -79,14 +84,18 @@ def _fresh(seed, g, W, ct, flags, focus):
         W[W_VERVE, c], W[W_SURV, c] = ct[C_VERVE, c], ct[C_SURV, c]
         W[W_ATTACKS, c], W[W_HITS, c], W[W_DEALT, c], W[W_TAKEN, c] = 0, 0, 0, 0
         W[W_LAST_DEALT, c], W[W_LAST_TAKEN, c], W[W_PTAKEN, c] = 0, 0, 0
-        s = 0
-        if ct[C_SURPRISE_T, c] < NEVER:
-            s = keyed.die(20, seed, g, 0, SURPRISE, c, 0) > ct[C_SURPRISE_T, c]
-        W[W_SURPRISED, c], W[W_WAS_SURPRISED, c] = s, s
-        W[W_ASLEEP, c] = flags[G_SLEEPERS] and s and ct[C_SLEEPER, c]
-        W[W_WAKE, c] = 2 if W[W_ASLEEP, c] else NEVER
+        W[W_SURPRISED, c], W[W_WAS_SURPRISED, c] = 0, 0
         W[W_DRAWN, c] = ct[C_DRAWN0, c]
         up |= 1 << c
+    # The surprise rolls (masks[6, :n_sur]: who rolls), their evaluations in one loop.
+    keyed.blocks_into(masks[1:5], masks[6], n_sur, seed, g, 0, SURPRISE, 0)
+    for j in range(n_sur):
+        c = masks[6, j]
+        s = keyed.die_first_word(masks[1, j], 20, seed, g, 0, SURPRISE, c, 0) > ct[C_SURPRISE_T, c]
+        W[W_SURPRISED, c], W[W_WAS_SURPRISED, c] = s, s
+    for c in range(W.shape[1]):
+        W[W_ASLEEP, c] = flags[G_SLEEPERS] and W[W_SURPRISED, c] and ct[C_SLEEPER, c]
+        W[W_WAKE, c] = 2 if W[W_ASLEEP, c] else NEVER
     for s in range(focus.shape[0]):
         focus[s] = -1
     return up
@@ -138,7 +147,7 @@ def _begin(seed, g, rnd, W, ct, cf, flags, uses, up):
             if c // 4 != b:
                 b = c // 4
                 w = keyed.block(seed, g, rnd, SNAP, 0, b)
-            if keyed.die_word(w[c % 4], 20, seed, g, rnd, SNAP, 0, c) <= ct[C_SNAP_T, c] - pen:
+            if keyed.die_word_quick(w[c % 4], 20, seed, g, rnd, SNAP, 0, c) <= ct[C_SNAP_T, c] - pen:
                 W[W_SURPRISED, c] = 0
         W[W_ROLL_PEN, c] = pen + (SURPRISED_ROLL_PENALTY * W[W_SURPRISED, c] if rnd > 1 else 0)
         if W[W_ASLEEP, c] and W[W_WAKE, c] <= rnd:
@@ -210,17 +219,28 @@ def _strike(seed, g, rnd, W, ct, st, flags, pair_mod, focus, masks, up):
     used = False
     for c in range(C):
         W[W_RDEALT, c] = 0
+    # First which slots roll (nothing the rolls decide changes it), then their blocks two
+    # evaluations in one loop (masks[5]: the slots, masks[1..4]: their words), then each slot's
+    # attack in slot order.
+    nr = 0
     for a in range(st.shape[1]):
         o = st[S_OWNER, a]
         if a == ct[C_FIRST_SLOT, o]:
             used = False
         if not W[W_CAN_ACT, o] or (st[S_ALT, a] and used):
             continue
-        cand = masks[a] & up
-        if cand == 0:
+        if masks[0, a] & up == 0:
             continue
         used = True
-        w0, w1, w2, w3 = keyed.block(seed, g, rnd, SLOT_ROLLS, a, 0)
+        masks[5, nr] = a
+        nr += 1
+    keyed.blocks_into(masks[1:5], masks[5], nr, seed, g, rnd, SLOT_ROLLS, 0)
+    for j in range(nr):
+        a = masks[5, j]
+        o = st[S_OWNER, a]
+        cand = masks[0, a] & up
+        w0, w1 = np.uint64(masks[1, j]), np.uint64(masks[2, j])
+        w2, w3 = np.uint64(masks[3, j]), np.uint64(masks[4, j])
         t = _choose(W[W_TMODE, o], cand, W, focus[ct[C_SIDE, o]], keyed.uniform_words(w0, w1))
         level = 0
         if flags[G_UNAWARE] and rnd == 1 and W[W_SURPRISED, t]:
@@ -230,7 +250,7 @@ def _strike(seed, g, rnd, W, ct, st, flags, pair_mod, focus, masks, up):
         cover = ct[C_COVER, t] if (st[S_RANGED, a] or flags[G_COVER_MELEE]) else 0
         need = (st[S_BASE, a] - W[W_DEF, t] - W[W_ATT_PEN, o] - COVER_TABLE[cover, 0 if ct[C_WARRIOR, t] else 1]
                 + ND_ATTACK[level] + pair_mod[a, t])
-        hit = keyed.die_word(w2, 20, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_ATTACK) <= need
+        hit = keyed.die_word_quick(w2, 20, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_ATTACK) <= need
         dealt = 0
         if hit:
             dealt = _damage(seed, g, rnd, st, a, w3) + ND_DAMAGE[level]
@@ -248,7 +268,7 @@ def _damage(seed, g, rnd, st, a, word):
     count, sides = st[S_DCOUNT, a], st[S_DSIDES, a]
     total = st[S_DBONUS, a]
     if count > 0:
-        total += keyed.die_word(word, sides, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_DAMAGE)
+        total += keyed.die_word_quick(word, sides, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_DAMAGE)
         total += keyed.dice4(count - 1, sides, 0, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_DAMAGE + 1)
     return max(total, 0)
 

@@ -15,6 +15,7 @@ CONDITION_KEYS = ("asleep", "bound", "held", "held_by", "holding", "drawn", "loa
 COLUMNS = ("attacks", "hits", "damage_dealt", "damage_taken", "final_state", "down_round", "surprised",
            "verve_left", "survival_left", "injuries")
 COMPILE_ESTIMATE_S = 40
+_DTYPES = {"final_state": np.int8, "surprised": np.int8}  # the rest int32
 
 
 def _tables(setup: Setup, start=None) -> tuple:
@@ -126,8 +127,9 @@ def _run(setup: Setup, seed: int, first: int, n: int, max_rounds: int, start, tr
     from sim.rulesets.gods_and_monsters.kernel import play_chunk
     C, A = setup.ct.shape[1], setup.st.shape[1]
     i64 = lambda shape: np.zeros(shape, dtype=np.int64)  # noqa: E731
-    winner, rounds = np.zeros(n, dtype=np.int16), np.zeros(n, dtype=np.int32)
-    per = {k: i64((n, C)) for k in COLUMNS}
+    winner, rounds = np.empty(n, dtype=np.int16), np.empty(n, dtype=np.int32)
+    # The kernel writes every row in the outcome's types (surprised as 0/1 bytes, viewed as bool).
+    per = {k: np.empty((n, C), dtype=_DTYPES.get(k, np.int32)) for k in COLUMNS}
     stalled = i64(1)
     out = (winner, rounds, per["attacks"], per["hits"], per["damage_dealt"], per["damage_taken"],
            per["final_state"], per["down_round"], per["surprised"], per["verve_left"], per["survival_left"],
@@ -138,12 +140,8 @@ def _run(setup: Setup, seed: int, first: int, n: int, max_rounds: int, start, tr
     ev, cnt = buffer
     play_chunk(np.uint64(seed), first, n, max_rounds, _tables(setup, start), _policy(setup), setup.zone, setup.zone_ptr,
                _start(setup, start, n), out, i64((NW, C)), i64((NSL, A)), scratch, i64(max(1, len(setup.zone))),
-               trace_row, ev, cnt, i64(A))
-    narrow = {"final_state": np.int8, "surprised": np.bool_, "down_round": np.int32}
-    for k, dtype in narrow.items():
-        per[k] = per[k].astype(dtype)
-    for k in ("attacks", "hits", "damage_dealt", "damage_taken", "verve_left", "survival_left", "injuries"):
-        per[k] = per[k].astype(np.int32)
+               trace_row, ev, cnt, i64((7, max(A, C))))
+    per["surprised"] = per["surprised"].view(np.bool_)
     outcome = Outcome(winner=winner, rounds=rounds, per_combatant=per)
     outcome.stalled = int(stalled[0])
     return outcome
