@@ -196,7 +196,7 @@ class Game:
             if st["initiative_ability"]:
                 f.init = f.rolls[st["initiative_ability"]] + (tn,)
             else:  # the ability with the best expected bracket (first on ties)
-                score = lambda a: sum(k * p for k, p in enumerate(outcome_probs(*f.rolls[a], tn)))
+                score = lambda a, f=f, tn=tn: sum(k * p for k, p in enumerate(outcome_probs(*f.rolls[a], tn)))
                 f.init = f.rolls[max(T.ABILITIES, key=score)] + (tn,)
             w = st["weapons"][0]
             f.weapon = w["damage"] if w["damage"] is not None else Dice(

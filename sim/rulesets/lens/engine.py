@@ -198,7 +198,8 @@ def _monster_phase(setup: Setup, state: State, batch, lost: np.ndarray, surprise
         state.attacks[go, m] += 1
         if t is not None and go[t.pos]:
             t.line(f"  {t.name(m)} attacks {t.name(tgt[t.pos])} with {setup.slot_name[s]} "
-                   f"({setup.slot_dice.dice[s]}, {setup.tags.describe(int(setup.slot_mask[s]))}; rolls {dmg[t.pos, s]}).")
+                   f"({setup.slot_dice.dice[s]}, {setup.tags.describe(int(setup.slot_mask[s]))}; "
+                   f"rolls {dmg[t.pos, s]}).")
         d = resolve.strike(setup, state, np.full(n, m), tgt, go, dmg[:, s].astype(np.int32),
                            np.full(n, setup.slot_mask[s]), setup.slot_missile[s], setup.slot_magical[s],
                            setup.slot_mean[s], um[:, s], {"weapon_damage": wdmg[s], "noise8": noise8[:, s]}, t)

@@ -9,12 +9,51 @@ from __future__ import annotations
 from numba import njit
 
 from sim import policy_vm, targeting
-from sim.rulesets.lens.kcore import (BODYV, BRACKET, COND, DISARMED_BIT, EARLY, FORMED, ITEMS, MOM,
-                                     RND, STANDING, STATUS, VOID, cond_any, distance)
-from sim.rulesets.lens.ktables import (ABJ_TN, ACT, BODY, C_NO_WEAPON, DEFENSE, EV, HAS_WEAPON, HEAL_BELOW, HOLD, IS_CHAR, ITEM_COST, R_CELL_FEET, FIX_HOLD, R_FIXES, R_PVP, R_SPATIAL, R_WEAPON_USE, RECOVER_BELOW,
-                                       SCRIPTED, SIDE, SPELL_RANGE, SPELL_SCHOOL, TAGS, TAKE_SAC,
-                                       TARGET, W_REACH)
-from sim.rulesets.lens.kvalue import (blows_expected, connect_chance, uses_spell)
+from sim.rulesets.lens.kcore import (
+    BODYV,
+    BRACKET,
+    COND,
+    DISARMED_BIT,
+    EARLY,
+    FORMED,
+    ITEMS,
+    MOM,
+    RND,
+    STANDING,
+    STATUS,
+    VOID,
+    cond_any,
+    distance,
+)
+from sim.rulesets.lens.ktables import (
+    ABJ_TN,
+    ACT,
+    BODY,
+    C_NO_WEAPON,
+    DEFENSE,
+    EV,
+    FIX_HOLD,
+    HAS_WEAPON,
+    HEAL_BELOW,
+    HOLD,
+    IS_CHAR,
+    ITEM_COST,
+    R_CELL_FEET,
+    R_FIXES,
+    R_PVP,
+    R_SPATIAL,
+    R_WEAPON_USE,
+    RECOVER_BELOW,
+    SCRIPTED,
+    SIDE,
+    SPELL_RANGE,
+    SPELL_SCHOOL,
+    TAGS,
+    TAKE_SAC,
+    TARGET,
+    W_REACH,
+)
+from sim.rulesets.lens.kvalue import blows_expected, connect_chance, uses_spell
 
 ATTACK, TAG_ATTACK, CAST_A, USE, MOVE_A, HOLD_A, FLEE = range(7)
 BEFORE, AFTER, AUTO = range(3)
@@ -119,7 +158,7 @@ def decide(K, P, st, c, obs, stack, wk, ctx):
     action = choice if wants else HOLD_A
     mode = ci[c, TARGET]
     if ci[c, SCRIPTED] == 1:
-        _observe(K, P, st, c, obs, frac, in_reach, ctx)
+        observe(K, P, st, c, obs, frac, in_reach, ctx)
         r = policy_vm.first_rule(P[0], P[1], P[2], P[3], P[6], c, obs, stack)
         if r >= 0:
             action = P[4][r]
@@ -130,7 +169,7 @@ def decide(K, P, st, c, obs, stack, wk, ctx):
 
 
 @_inline
-def _observe(K, P, st, c, obs, frac, in_reach, ctx):
+def observe(K, P, st, c, obs, frac, in_reach, ctx):
     ci, R = K[0], K[9]
     reads = P[7]
     C = st.shape[1]

@@ -10,8 +10,23 @@ import numpy as np
 from numba import njit
 
 from sim import events, keyed
-from sim.rulesets.lens.ktables import (ARMOR, BODY, C_LOSS, IS_CHAR, R_CHALLENGE, R_GRID_H, R_GRID_W, R_METRIC,
-                                       R_MONSTER_ARMOR, R_MONSTER_DEAD, R_PIERCE, R_SPATIAL, R_VOID_DEATH, R_VOID_LIMIT, R_ZERO_VOID)
+from sim.rulesets.lens.ktables import (
+    ARMOR,
+    BODY,
+    C_LOSS,
+    IS_CHAR,
+    R_CHALLENGE,
+    R_GRID_H,
+    R_GRID_W,
+    R_METRIC,
+    R_MONSTER_ARMOR,
+    R_MONSTER_DEAD,
+    R_PIERCE,
+    R_SPATIAL,
+    R_VOID_DEATH,
+    R_VOID_LIMIT,
+    R_ZERO_VOID,
+)
 
 (STATUS, BODYV, VOID, BRACKET, MOM, OWED, TURN_OVER, LOCKED, COND, FRESH, FORMED, PROGRESS, ITEMS, ATTACKS, HITS,
  DEALT, TAKEN, SPENT, DEFENCES, RECOVERED, DOWN_ROUND, EARLY, PX, PY, LOST, START_MOM, NST) = range(27)

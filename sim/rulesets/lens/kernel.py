@@ -10,21 +10,109 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim import keyed, targeting
-from sim.rulesets.lens.kactions import beat
+from sim import keyed, policy_vm, targeting
+from sim.rulesets.lens.kactions import FLED, beat
+from sim.rulesets.lens.kbeat import FLEE, HOLD_A, observe
 from sim.rulesets.lens.kblows import strike
-from sim.rulesets.lens.kcore import (ATTACKS, BEAT, BODYV, BRACKET, COND, DEALT, DEFENCES, DOWN_ROUND, E_END, E_FOCUS,
-                                     E_INIT, E_MOMENTUM, E_MON_ATTACK, E_PHASE, E_ROUND, E_STALL, E_START,
-                                     E_SURPRISE, EARLY, FORMED, FRESH, HITS, ITEMS, LOCKED, LOST, MOM, OWED,
-                                     PROGRESS, PX, PY, RECOVERED, RND, SITE_FOCUS, SITE_INIT, SITE_MON_DAMAGE,
-                                     SITE_MON_TARGET, SITE_PLACE, SK, SPENT, STANDING, START_MOM, STATUS, TAKEN,
-                                     TRACING, TURN_OVER, VOID, challenge, cond_loss, distance, emit,
-                                     roll_dice, walk)
-from sim.rulesets.lens.ktables import (AUTO_CAST, BODY, BONUS, C_ATTACKS, C_LASTING, C_LOSS, EV, INIT_AB, INIT_TN, IS_CHAR,
-                                       ITEM_USES, PER_ROUND, R_BEATS, FIX_OFF_BALANCE, FIX_SURPRISE, R_FIXES, R_FORMED_ROUND, R_MPR, R_RECOVERY,
-                                       R_SIDES, R_SLOTS, R_SPATIAL, R_SURPRISE, R_USES_FOCUS, REACH_ANY, S_COUNT,
-                                       S_MAGICAL, S_MASK, S_MISSILE, S_OWNER, S_RANK, S_REACH, S_SIDES, S_BONUS,
-                                       SCATTER, SIDE, SPEED, START_X, START_Y, TARGET, TIMING, TIMING_SET)
+from sim.rulesets.lens.kcore import (
+    ATTACKS,
+    BEAT,
+    BODYV,
+    BRACKET,
+    COND,
+    DEALT,
+    DEFENCES,
+    DOWN_ROUND,
+    E_END,
+    E_FOCUS,
+    E_INIT,
+    E_MOMENTUM,
+    E_MON_ATTACK,
+    E_PHASE,
+    E_ROUND,
+    E_STALL,
+    E_START,
+    E_SURPRISE,
+    EARLY,
+    FORMED,
+    FRESH,
+    HITS,
+    ITEMS,
+    LOCKED,
+    LOST,
+    MOM,
+    OWED,
+    PROGRESS,
+    PX,
+    PY,
+    RECOVERED,
+    RND,
+    SITE_FOCUS,
+    SITE_INIT,
+    SITE_MON_DAMAGE,
+    SITE_MON_TARGET,
+    SITE_PLACE,
+    SK,
+    SPENT,
+    STANDING,
+    START_MOM,
+    STATUS,
+    TAKEN,
+    TRACING,
+    TURN_OVER,
+    VOID,
+    challenge,
+    cond_loss,
+    distance,
+    emit,
+    roll_dice,
+    walk,
+)
+from sim.rulesets.lens.ktables import (
+    AUTO_CAST,
+    BODY,
+    BONUS,
+    C_ATTACKS,
+    C_LASTING,
+    C_LOSS,
+    EV,
+    FIX_OFF_BALANCE,
+    FIX_SURPRISE,
+    INIT_AB,
+    INIT_TN,
+    IS_CHAR,
+    ITEM_USES,
+    PER_ROUND,
+    R_BEATS,
+    R_FIXES,
+    R_FORMED_ROUND,
+    R_MPR,
+    R_RECOVERY,
+    R_SIDES,
+    R_SLOTS,
+    R_SPATIAL,
+    R_SURPRISE,
+    R_USES_FOCUS,
+    REACH_ANY,
+    S_BONUS,
+    S_COUNT,
+    S_MAGICAL,
+    S_MASK,
+    S_MISSILE,
+    S_OWNER,
+    S_RANK,
+    S_REACH,
+    S_SIDES,
+    SCATTER,
+    SCRIPTED,
+    SIDE,
+    SPEED,
+    START_X,
+    START_Y,
+    TARGET,
+    TIMING,
+    TIMING_SET,
+)
 
 BEFORE, AFTER, AUTO = range(3)
 DRAW, UNFINISHED = -1, -2
@@ -149,7 +237,7 @@ def _close_in(K, st, wk, ctx, ev, cnt):
     C = st.shape[1]
     for m in range(C):
         wk[1 + m] = -1
-        if ci[m, IS_CHAR] == 1 or ci[m, REACH_ANY] < 0 or st[STATUS, m] != STANDING:
+        if ci[m, IS_CHAR] == 1 or ci[m, REACH_ANY] < 0 or st[STATUS, m] != STANDING or wk[1 + C + m] == HOLD_A:
             continue
         near, best = -1, 0
         for j in range(C):
@@ -165,27 +253,58 @@ def _close_in(K, st, wk, ctx, ev, cnt):
 
 
 @_jit
-def _monsters(K, st, wk, cand, health, dist, fo, seed, ctx, ev, cnt):
+def _monster_orders(K, P, st, obs, stack, wk, ctx):
+    """A monster's scripted rules, read once at the start of the monsters' phase:
+    wk[1 + C + m] its action (-1: attack as usual, HOLD_A: no attack and no move this
+    round; `flee` leaves the fight at once), wk[1 + 2C + m] the mode of its attacks."""
+    ci = K[0]
+    C = st.shape[1]
+    for m in range(C):
+        wk[1 + C + m] = -1
+        wk[1 + 2 * C + m] = ci[m, TARGET]
+        if ci[m, IS_CHAR] == 1 or ci[m, SCRIPTED] == 0 or st[STATUS, m] != STANDING:
+            continue
+        in_reach = False
+        for j in range(C):
+            if ci[j, SIDE] != ci[m, SIDE] and st[STATUS, j] == STANDING:
+                in_reach = in_reach or distance(K, st, m, j) <= ci[m, REACH_ANY]
+        observe(K, P, st, m, obs, st[BODYV, m] / ci[m, BODY], in_reach, ctx)
+        r = policy_vm.first_rule(P[0], P[1], P[2], P[3], P[6], m, obs, stack)
+        if r < 0:
+            continue
+        if P[5][r] >= 0:
+            wk[1 + 2 * C + m] = P[5][r]
+        if P[4][r] == FLEE:
+            st[STATUS, m] = FLED
+            st[DOWN_ROUND, m] = ctx[RND]
+        elif P[4][r] == HOLD_A:
+            wk[1 + C + m] = HOLD_A
+
+
+@_jit
+def _monsters(K, P, st, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, cnt):
     ci, si, R = K[0], K[5], K[9]
     fixed = (R[R_FIXES] & FIX_SURPRISE) != 0
     rnd = ctx[RND]
     if R[R_SLOTS] == 0 or (not fixed and rnd == 1 and R[R_SURPRISE] == 2):
         return
+    _monster_orders(K, P, st, obs, stack, wk, ctx)
     if R[R_SPATIAL] == 1:
         _close_in(K, st, wk, ctx, ev, cnt)
     C = st.shape[1]
     for s in range(R[R_SLOTS]):
         m = si[s, S_OWNER]
-        if st[STATUS, m] != STANDING or si[s, S_RANK] >= ci[m, PER_ROUND] - st[LOST, m]:
+        if st[STATUS, m] != STANDING or si[s, S_RANK] >= ci[m, PER_ROUND] - st[LOST, m] or wk[1 + C + m] == HOLD_A:
             continue
         if fixed and _surprised(K, m, rnd, True):
             continue
         for j in range(C):
-            cand[j] = ci[j, SIDE] != ci[m, SIDE] and st[STATUS, j] == STANDING and distance(K, st, m, j) <= si[s, S_REACH]
+            cand[j] = (ci[j, SIDE] != ci[m, SIDE] and st[STATUS, j] == STANDING
+                       and distance(K, st, m, j) <= si[s, S_REACH])
             health[j] = st[BODYV, j]
             dist[j] = distance(K, st, m, j)
         u = keyed.uniform(seed, ctx[SK], rnd, SITE_MON_TARGET, s, 0)
-        tgt = targeting.choose(ci[m, TARGET], cand, health, dist, fo[ci[m, SIDE]], u)
+        tgt = targeting.choose(wk[1 + 2 * C + m], cand, health, dist, fo[ci[m, SIDE]], u)
         if tgt < 0:
             continue
         st[ATTACKS, m] += 1
@@ -223,7 +342,7 @@ def play_round(K, P, st, fo, obs, stack, wk, cand, health, dist, seed, ctx, ev, 
         _update_focus(K, st, fo, seed, ctx, ev, cnt)
     _phase(K, P, st, 1, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, cnt)
     emit(ev, cnt, ctx, E_PHASE, 0, 0, 0, 0, 0, 0)
-    _monsters(K, st, wk, cand, health, dist, fo, seed, ctx, ev, cnt)
+    _monsters(K, P, st, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, cnt)
     emit(ev, cnt, ctx, E_PHASE, 1, 0, 0, 0, 0, 0)
     _phase(K, P, st, 0, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, cnt)
     _end_round(K, st, ctx, ev, cnt)

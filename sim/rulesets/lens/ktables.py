@@ -106,7 +106,8 @@ def build_tables(setup) -> KernelTables:
         row[BONUS], row[TAG_CAP], row[HAS_WEAPON] = setup.bonus[c], setup.tag_cap[c], setup.has_weapon[c]
         row[W_MISSILE], row[W_REACH], row[SHIELD] = setup.weapon_missile[c], setup.weapon_reach[c], setup.shield[c]
         row[HAS_SPELL], row[SPELL_TN], row[SPELL_SCHOOL] = setup.has_spell[c], setup.spell_tn[c], setup.spell_school[c]
-        row[SPELL_MASK], row[SPELL_RANGE], row[AUTO_CAST] = setup.spell_mask[c], setup.spell_range[c], setup.auto_cast[c]
+        row[SPELL_MASK], row[SPELL_RANGE] = setup.spell_mask[c], setup.spell_range[c]
+        row[AUTO_CAST] = setup.auto_cast[c]
         row[ITEM_COST], row[ITEM_USES], row[SPEED] = setup.item_cost[c], setup.item_uses[c], setup.speed_cells[c]
         row[INIT_TN], row[INIT_AB] = setup.init_tn[c], setup.init_ability[c]
         for base, table in ((W_COUNT, setup.weapon_dice), (SP_COUNT, setup.spell_dice), (IT_COUNT, setup.item_dice)):
@@ -127,7 +128,8 @@ def build_tables(setup) -> KernelTables:
         reach = setup.slot_reach[setup.slot_owner == c]
         row[REACH_ANY] = int(reach.max()) if len(reach) else -1
         cf[c, W_MEAN], cf[c, SP_MEAN] = setup.weapon_mean[c], setup.spell_dice.dice[c].mean
-        cf[c, BIG_HIT], cf[c, RECOVER_BELOW], cf[c, HEAL_BELOW] = p["big_hit"][c], p["recover_below"][c], p["heal_below"][c]
+        cf[c, BIG_HIT], cf[c, RECOVER_BELOW] = p["big_hit"][c], p["recover_below"][c]
+        cf[c, HEAL_BELOW] = p["heal_below"][c]
         cf[c, MOMENTUM_VALUE] = p["momentum_value"][c]
         means = setup.slot_mean[setup.slot_owner == c]
         cf[c, SLOT_MEAN] = float(means.mean()) if len(means) else 0.0
@@ -153,7 +155,8 @@ def build_tables(setup) -> KernelTables:
     r[R_TAG_COST], r[R_TRIUMPH_OVER] = rules["tag_cost"], rules["triumph_tag_over_cap"]
     r[R_STACKS] = rules["defences_per_attack"] == "mitigate_stacks"
     r[R_MONSTER_ARMOR], r[R_FORMED_ROUND] = rules["monster_armor"] == "reduce", rules["spell_stays_formed"] == "round"
-    r[R_ZERO_VOID], r[R_VOID_LIMIT], r[R_VOID_DEATH] = rules["zero_body"] == "void_limit", rules["void_limit"], rules["void_death"]
+    r[R_ZERO_VOID] = rules["zero_body"] == "void_limit"
+    r[R_VOID_LIMIT], r[R_VOID_DEATH] = rules["void_limit"], rules["void_death"]
     r[R_MONSTER_DEAD] = rules["monster_at_zero"] == "dead"
     r[R_SPATIAL] = spatial
     if spatial:

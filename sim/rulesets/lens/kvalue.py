@@ -9,11 +9,46 @@ from __future__ import annotations
 from numba import njit
 
 from sim.rulesets.lens.kcore import BODYV, EARLY, FRESH, STANDING, STATUS, chances, cond_loss, distance, single_loss
-from sim.rulesets.lens.ktables import (ABJ_TN, AR, ARMOR, ATT_RATING, DEF_ALLOWED, R_DEF_AB0, SHIELD, SPELL_MASK,
-                                       TAKE_SAC, W_MISSILE, BODY, C_ATTACKS, C_LOSS, CAST, DEF_COND, DEFENSE, HAS_SPELL,
-                                       HAS_WEAPON, IS_CHAR, MOM_LOSS, NEGATE, PER_ROUND, FIX_HAMSTRUNG, R_FIXES, R_MONSTER_ARMOR,
-                                       R_PIERCE, R_RECOVERY, R_SLOTS, R_WEAPON_USE, S_OWNER, S_REACH, SIDE, SLOT_MEAN,
-                                       SP_MEAN, SPELL_RANGE, SPELL_SCHOOL, W_MEAN, W_REACH)
+from sim.rulesets.lens.ktables import (
+    ABJ_TN,
+    AR,
+    ARMOR,
+    ATT_RATING,
+    BODY,
+    C_ATTACKS,
+    C_LOSS,
+    CAST,
+    DEF_ALLOWED,
+    DEF_COND,
+    DEFENSE,
+    FIX_HAMSTRUNG,
+    HAS_SPELL,
+    HAS_WEAPON,
+    IS_CHAR,
+    MOM_LOSS,
+    NEGATE,
+    PER_ROUND,
+    R_DEF_AB0,
+    R_FIXES,
+    R_MONSTER_ARMOR,
+    R_PIERCE,
+    R_RECOVERY,
+    R_SLOTS,
+    R_WEAPON_USE,
+    S_OWNER,
+    S_REACH,
+    SHIELD,
+    SIDE,
+    SLOT_MEAN,
+    SP_MEAN,
+    SPELL_MASK,
+    SPELL_RANGE,
+    SPELL_SCHOOL,
+    TAKE_SAC,
+    W_MEAN,
+    W_MISSILE,
+    W_REACH,
+)
 
 _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
 # Called, not inlined: they sit under every valuation, and inlined copies of copies made the
@@ -171,7 +206,8 @@ def condition_value(K, st, j, bits):
 def tag_gain(K, st, c, j, mask_before, mask_after):
     """Expected damage an extra tag adds to a blow that connects: conditions and armour pierced."""
     tags = K[7]
-    gain = condition_value(K, st, j, _conditions(tags, mask_after)) - condition_value(K, st, j, _conditions(tags, mask_before))
+    gain = (condition_value(K, st, j, _conditions(tags, mask_after))
+            - condition_value(K, st, j, _conditions(tags, mask_before)))
     return gain + blow_value(K, c, j, mask_after) - blow_value(K, c, j, mask_before)
 
 

@@ -49,7 +49,7 @@ def _run(setup, seed: int, first: int, n: int, max_rounds: int, start, traced: i
     ctx = np.zeros(4, np.int64)
     obs = np.zeros(len(OBSERVATIONS))
     stack = np.zeros(kt.stack_size + 1)
-    wk = np.zeros(C + 2, np.int64)
+    wk = np.zeros(3 * C + 2, np.int64)  # a mode, goals of walking monsters, monsters' orders and modes
     cand = np.zeros(C, np.bool_)
     health = np.zeros(C)
     dist = np.zeros(C)

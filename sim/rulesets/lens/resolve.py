@@ -284,7 +284,8 @@ def defend(setup, state, att, who, rows, damage, mask, missile, magical, mean, u
         p = t.pos
         if has[p]:
             t.line(f"    {t.name(who[p])} defends with {T.DEFENCES[d[p]].upper()} (TN {tn[p]}): "
-                   f"{T.OUTCOMES[eff[p]].upper()}" + (" (takes the costly branch)" if row[p] == 4 and _has_alt(setup, d[p]) else "")
+                   f"{T.OUTCOMES[eff[p]].upper()}"
+                   + (" (takes the costly branch)" if row[p] == 4 and _has_alt(setup, d[p]) else "")
                    + (" -> attack nullified" if negated[p] else f" -> {dmg[p]} damage"
                       + (f" ({T.DEFENCES[1]} stacked)" if stacked[p] else "")) + ".")
         else:

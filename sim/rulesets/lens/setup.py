@@ -181,8 +181,13 @@ def build(scenario) -> Setup:
         n = s["attacks_per_round"] if s["attacks_per_round"] is not None else len(s["attacks"])
         for k in range(n):
             a = s["attacks"][k % len(s["attacks"])]
-            owners.append(i); ranks.append(k); snames.append(a["name"]); sdice.append(a["damage"])
-            smask.append(tags.mask(a["tags"])); smis.append(a["missile"]); smag.append(a["magical"])
+            owners.append(i)
+            ranks.append(k)
+            snames.append(a["name"])
+            sdice.append(a["damage"])
+            smask.append(tags.mask(a["tags"]))
+            smis.append(a["missile"])
+            smag.append(a["magical"])
             sreach.append(_cells(a["range"] if a["missile"] else a["reach"], grid))
 
     dcols = np.array([abilities.index(a) for a in T.DEFENCE_ABILITY])

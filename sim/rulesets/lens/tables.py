@@ -139,7 +139,7 @@ class TagTable:
             for d in row["defeats"]:
                 self.defeat_mask[DEFENCES.index(d)] |= self.bit[name]
         self.inflicts = np.zeros((len(self.names), len(CONDITIONS)), dtype=np.int8)
-        for i, (name, row) in enumerate(tags.items()):
+        for i, (_name, row) in enumerate(tags.items()):
             if row["inflicts"]:
                 self.inflicts[i, CONDITIONS.index(row["inflicts"])] = 1
         self.condition_masks = [sum(self.bit[n] for i, n in enumerate(self.names) if self.inflicts[i, k])
