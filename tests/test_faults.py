@@ -33,6 +33,9 @@ CHUNK = 300
 # may have it ignored, which children inherit, so the launcher restores it.
 LAUNCH = ("import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
           f"import sim.runner as r; r.CHUNK_SIZE = {CHUNK}; from sim.cli import main; main()")
+# A run still going 0.2 s after its second chunk: the compiled Yeti plays 6,000 skirmishes
+# in a few milliseconds, so the interrupt would land after the tables were written.
+LONG_RUN, LONG_N = "scenarios/gods_and_monsters/goblin_ambush.yaml", 60_000
 EXIT_WITHIN_S = 15  # far above the usual fraction of a second; a hang fails the test instead of pytest
 
 
@@ -100,7 +103,7 @@ def test_ctrl_c_on_a_parallel_run_with_tables_always_exits_and_the_printed_comma
     for attempt, (delay, second) in enumerate(((0.0, None), (0.2, None), (0.0, 0.02))):
         case = tmp_path / str(attempt)
         run_dir, out = case / "run", case / "out" / "y.parquet"
-        p = _cli("run", YETI, "-n", 6000, "--seed", 4, "--run-dir", run_dir, "--out", out, "-j", 2)
+        p = _cli("run", LONG_RUN, "-n", LONG_N, "--seed", 4, "--run-dir", run_dir, "--out", out, "-j", 2)
         _wait_for(lambda run_dir=run_dir: _finished_chunks(run_dir) >= 2, p)
         time.sleep(delay)
         os.killpg(p.pid, signal.SIGINT)
@@ -122,7 +125,7 @@ def test_ctrl_c_on_a_parallel_run_with_tables_always_exits_and_the_printed_comma
     assert code == 0, err
     runner_chunk, runner.CHUNK_SIZE = runner.CHUNK_SIZE, CHUNK
     try:
-        reference = sim.run(YETI, n=6000, seed=4)
+        reference = sim.run(LONG_RUN, n=LONG_N, seed=4)
     finally:
         runner.CHUNK_SIZE = runner_chunk
     pd.testing.assert_frame_equal(pd.read_parquet(out), reference.skirmishes)
