@@ -22,6 +22,10 @@ _ENV = "SKIRMISH_CACHE_DIR"
 
 def source_fingerprint(package: Path = _PACKAGE) -> str:
     h = hashlib.blake2b(digest_size=8)
+    # Numba files its cache entries by the source's full path, so the same sources
+    # installed elsewhere (a fresh clone, site-packages) compile anew: their own folder,
+    # so the "compiling, once" notice and the compiled markers stay true there too.
+    h.update(str(package).encode())
     for path in sorted(package.rglob("*.py")):
         h.update(str(path.relative_to(package)).encode())
         h.update(path.read_bytes())
