@@ -514,3 +514,17 @@ def test_a_worker_death_in_a_plain_parallel_run_is_a_run_failure(monkeypatch):
         raise TerminatedWorkerError("A worker process managed by the executor was unexpectedly terminated.")
     with pytest.raises(RunFailed, match="a worker process died .* fewer workers"):
         runner._worker_deaths_reported(dies, [("{}", "x", 0, 100, 7, 10, False)])
+
+
+def test_a_policy_of_thousands_of_rules_is_refused_at_load(tmp_path):
+    from sim.policy import MAX_RULES
+    data = yaml.safe_load(open(YETI_FILE, encoding="utf-8"))
+    data["sides"]["yeti"]["policy"]["rules"] = [{"if": f"round == {i}", "do": "attack"} for i in range(MAX_RULES + 1)]
+    path = tmp_path / "many.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    r = CliRunner().invoke(main, ["validate", str(path)])
+    assert r.exit_code == 2
+    assert f"at most {MAX_RULES}" in r.output and "rules" in r.output
+    data["sides"]["yeti"]["policy"]["rules"] = data["sides"]["yeti"]["policy"]["rules"][:MAX_RULES]
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    assert CliRunner().invoke(main, ["validate", str(path)]).exit_code == 0
