@@ -61,20 +61,6 @@ def philox4x32(c0, c1, c2, c3, k0, k1):
 
 
 @_inline
-def philox4x32_x2(a0, a1, a2, a3, b0, b1, b2, b3, k0, k1):
-    """Two Philox4x32-10 evaluations under one key, interleaved (independent chains the
-    CPU overlaps): exactly philox4x32 of each counter."""
-    for _ in range(10):
-        p0, p1 = _PHILOX_M0 * a0, _PHILOX_M1 * a2
-        q0, q1 = _PHILOX_M0 * b0, _PHILOX_M1 * b2
-        a0, a1, a2, a3 = ((p1 >> _U32) ^ a1 ^ k0), (p1 & _M32), ((p0 >> _U32) ^ a3 ^ k1), (p0 & _M32)
-        b0, b1, b2, b3 = ((q1 >> _U32) ^ b1 ^ k0), (q1 & _M32), ((q0 >> _U32) ^ b3 ^ k1), (q0 & _M32)
-        k0 = (k0 + _PHILOX_W0) & _M32
-        k1 = (k1 + _PHILOX_W1) & _M32
-    return (a0, a1, a2, a3), (b0, b1, b2, b3)
-
-
-@_inline
 def _counter(skirmish, rnd, site, actor, k, retry):
     sk = np.uint64(skirmish)
     c2 = ((np.uint64(site) << np.uint64(ACTOR_BITS)) | np.uint64(actor)) & _M32
@@ -153,15 +139,6 @@ def dice(count, sides, bonus, seed, skirmish, rnd, site, actor, k0):
 def block(seed, skirmish, rnd, site, actor, b):
     """The four words of block b of a blocked site: numbers k = 4b .. 4b + 3."""
     return _words(seed, skirmish, rnd, site, actor, b, 0)
-
-
-@_inline
-def block2(seed, skirmish, rnd, site, actor_a, actor_b, b):
-    """block(.., actor_a, b) and block(.., actor_b, b) in one interleaved pass."""
-    s = np.uint64(seed)
-    a0, a1, a2, a3 = _counter(skirmish, rnd, site, actor_a, b, 0)
-    b0, b1, b2, b3 = _counter(skirmish, rnd, site, actor_b, b, 0)
-    return philox4x32_x2(a0, a1, a2, a3, b0, b1, b2, b3, s & _M32, s >> _U32)
 
 
 @_inline
@@ -303,16 +280,6 @@ def quick_words_grid(words, sides, seed, skirmish, rnd, site, actor):
     out = np.empty(len(words), dtype=np.int64)
     for k in range(len(words)):
         out[k] = die_word_quick(words[k], sides, seed, skirmish, rnd, site, actor, k)
-    return out
-
-
-@njit(cache=True, nogil=True)
-def block2_words(seed, skirmish, rnd, site, actor_a, actor_b, b):
-    """block2 as a (2, 4) array (tests)."""
-    wa, wb = block2(np.uint64(seed), skirmish, rnd, site, actor_a, actor_b, b)
-    out = np.empty((2, 4), dtype=np.uint64)
-    out[0, 0], out[0, 1], out[0, 2], out[0, 3] = wa
-    out[1, 0], out[1, 1], out[1, 2], out[1, 3] = wb
     return out
 
 

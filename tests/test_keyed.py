@@ -172,14 +172,6 @@ def test_the_quick_blocked_die_is_the_blocked_die(sides):
     np.testing.assert_array_equal(got, want)
 
 
-def test_two_interleaved_blocks_are_the_two_blocks():
-    for seed, sk, rnd, site, a, b, blk in [(0, 0, 0, 0, 0, 1, 0), (2**62 + 3, 2**40 - 1, 7, 30, 3, 3, 2),
-                                           (12345, 2**33 + 5, 100, 1, 2**20 - 1, 0, 9)]:
-        got = keyed.block2_words(seed, sk, rnd, site, a, b, blk)
-        np.testing.assert_array_equal(got[0], keyed.block_words(seed, sk, rnd, site, a, blk))
-        np.testing.assert_array_equal(got[1], keyed.block_words(seed, sk, rnd, site, b, blk))
-
-
 def test_blocks_into_gives_each_block():
     actors = np.array([0, 3, 7, 2**20 - 1, 5], dtype=np.int64)
     for seed, sk, rnd, site, blk in [(0, 0, 0, 0, 0), (2**62 + 3, 2**40 - 1, 7, 30, 2), (99, 2**33 + 5, 100, 1, 9)]:
