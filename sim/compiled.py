@@ -4,14 +4,15 @@ Numba's own cache checks only the source file of the function it compiled: a ker
 that inlines helpers from other modules (keyed randomness, targeting, the policy
 machine, a ruleset's rule tables) kept its old machine code after one of those was
 edited. So the cache lives in a folder named after the package version and a hash of
-every source file of `sim/`: any edit, or an upgrade, lands in a fresh folder and the
-rules are compiled anew. The folder is chosen before any kernel is defined
+every source file the compiled rules can read (`kernel_sources`): any edit of one, or
+an upgrade, lands in a fresh folder and the rules are compiled anew. The folder is chosen before any kernel is defined
 (`sim/__init__.py` calls `configure_cache` first thing).
 """
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -20,13 +21,44 @@ _PACKAGE = Path(__file__).resolve().parent
 _ENV = "SKIRMISH_CACHE_DIR"
 
 
+_IMPORT = re.compile(r"^\s*(?:from\s+(sim(?:\.\w+)*)\s+import\s+([\w\s,()]+)|import\s+(sim(?:\.\w+)*))", re.M)
+
+
+def _imported_files(text: str, package: Path) -> list[Path]:
+    found = []
+    for match in _IMPORT.finditer(text):
+        module = match.group(1) or match.group(3)
+        names = (match.group(2) or "").replace("(", " ").replace(")", " ").split(",")
+        for dotted in [module] + [f"{module}.{n.split()[0]}" for n in names if n.split()]:
+            parts = dotted.split(".")[1:]
+            if not parts:
+                continue
+            rel = Path(*parts)
+            found += [p for p in (package / rel.with_suffix(".py"), package / rel / "__init__.py") if p.exists()]
+    return found
+
+
+def kernel_sources(package: Path = _PACKAGE) -> list[Path]:
+    """Every file compiled code can depend on: the files that use Numba and, transitively,
+    every `sim` module they import (module constants are frozen into the machine code).
+    Reports, the CLI and the analyses are left out, so editing them compiles nothing."""
+    files = {p for p in package.rglob("*.py") if "numba" in p.read_text(errors="replace")}
+    todo = list(files)
+    while todo:
+        for path in _imported_files(todo.pop().read_text(errors="replace"), package):
+            if path not in files:
+                files.add(path)
+                todo.append(path)
+    return sorted(files)
+
+
 def source_fingerprint(package: Path = _PACKAGE) -> str:
     h = hashlib.blake2b(digest_size=8)
     # Numba files its cache entries by the source's full path, so the same sources
     # installed elsewhere (a fresh clone, site-packages) compile anew: their own folder,
     # so the "compiling, once" notice and the compiled markers stay true there too.
     h.update(str(package).encode())
-    for path in sorted(package.rglob("*.py")):
+    for path in kernel_sources(package):
         h.update(str(path.relative_to(package)).encode())
         h.update(path.read_bytes())
     return h.hexdigest()

@@ -59,3 +59,20 @@ def test_an_edited_rule_in_another_file_takes_effect(tmp_path):
     assert _run(tree, cache) == "24"
     # Each state of the sources compiled into a folder of its own.
     assert len([p for p in cache.iterdir() if p.is_dir()]) == 2
+
+
+def test_the_fingerprint_follows_rule_files_and_ignores_the_rest(tmp_path):
+    from sim.compiled import kernel_sources, source_fingerprint
+
+    tree = tmp_path / "sim"
+    shutil.copytree(Path(sim.__file__).parent, tree, ignore=shutil.ignore_patterns("__pycache__"))
+    names = {str(p.relative_to(tree)) for p in kernel_sources(tree)}
+    # A constants module with no Numba in it, read by a kernel, counts; the CLI does not.
+    assert "rulesets/lifeforce/layout.py" in names and "keyed.py" in names
+    assert "cli.py" not in names and "summary.py" not in names
+    before = source_fingerprint(tree)
+    (tree / "summary.py").write_text((tree / "summary.py").read_text() + "\n# a report-only edit\n")
+    assert source_fingerprint(tree) == before
+    layout = tree / "rulesets" / "lifeforce" / "layout.py"
+    layout.write_text(layout.read_text() + "\n# a rule edit\n")
+    assert source_fingerprint(tree) != before
