@@ -304,6 +304,7 @@ def rules(ruleset):
 
 from sim import cli_report  # noqa: E402,F401
 from sim import cli_analysis  # noqa: E402,F401  (registers sweep, tune, sensitivity, tournament)
+from sim import cli_optimize  # noqa: E402,F401  (registers optimize)
 
 if __name__ == "__main__":  # pragma: no cover
     # Run as `python -m sim.cli`, this file is the module __main__, while cli_report and

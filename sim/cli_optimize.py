@@ -1,0 +1,72 @@
+"""`skirmish optimize`: the balance as written beside the balance under the strongest
+play found (sim.analysis.optimize). Registers on the `main` group of sim/cli.py."""
+from __future__ import annotations
+
+import click
+
+from sim.cli import EXIT_NOT_REACHED, main, parse_sets
+from sim.cli_analysis import _exit_unless, bar, common_options, emit_json, interval, signed, write_out
+
+OPTIMIZE_EXIT = (f"Exit status: 0 done, the search converged; 1 a fault in the simulator; 2 bad input (the message "
+                 f"says what to change); {EXIT_NOT_REACHED} finished, but the search hit its limit of best "
+                 "responses while a side was still improving (the figures are printed; raise --budget "
+                 "responses=...).")
+
+BUDGET_HELP = ("Search effort: quick, normal (default) or thorough, or key=value pairs over normal: far "
+               "(random candidates per best response, 12), first (skirmishes per candidate on the first "
+               "rung, 200), rungs (of successive halving, 7), confirm (fresh skirmishes a found improvement "
+               "must hold on, 4000), responses (best responses in all, 8; quick 4, thorough 12). "
+               "E.g. --budget responses=10.")
+
+
+@main.command(epilog=OPTIMIZE_EXIT)
+@click.argument("scenario")
+@click.option("--side", "sides", multiple=True, metavar="NAME",
+              help="Search only this side's play (repeatable; default every side). The others keep theirs.")
+@click.option("--budget", default="normal", show_default=True, metavar="PRESET|KEY=VALUE,...", help=BUDGET_HELP)
+@common_options
+def optimize(scenario, sides, budget, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir, quiet):
+    """Search each side's strongest play (its policy family's parameters and targeting,
+    alternating best responses on common random numbers) and give the balance as written
+    beside the balance under the strongest play found, with the policies found.
+
+    Figures are played on the scenario's seed and skirmishes (-n, default
+    min(run.skirmishes, 20000)); the search plays its own, separate skirmishes."""
+    from sim.analysis.optimize import optimize as optimize_fn
+    from sim.analysis.optimize import parse_budget
+    spent = parse_budget(budget)  # a typo fails before anything is played
+    with bar("optimize", scenario, quiet) as update:
+        df = optimize_fn(scenario, n=skirmishes, seed=seed, jobs=jobs, max_rounds=max_rounds,
+                         sides=list(sides) or None, budget=spent, overrides=parse_sets(sets), progress=update)
+    meta = df.attrs["analysis"]
+    write_out(df, out, as_json, report_dir=report_dir)
+    if as_json:
+        emit_json("optimize", df, hoist=("scenario_hash", "variant_hash", "seed", "rule_options",
+                                          "package_version"))
+        return _exit_unless(meta["converged"])
+    click.echo(optimize_text(df))
+    _exit_unless(meta["converged"])
+
+
+def optimize_text(df) -> str:
+    meta = df.attrs["analysis"]
+    lines = [f"{meta['skirmishes']:,} skirmishes per figure, seed {df['seed'].iloc[0]}; the search played "
+             f"{meta['search_skirmishes']:,} others in {meta['responses']} best responses "
+             f"({'converged' if meta['converged'] else 'NOT converged'}). Win rates with 95% intervals; "
+             "shifts paired, in percentage points.", ""]
+    lines.append(f"  {'side':<14} {'as written':<28} {'strongest play found':<28} {'shift':<28} own play alone")
+    for _, r in df.iterrows():
+        written = interval(r["written.win_rate"], r["written.win_lo"], r["written.win_hi"])
+        lines.append(f"  {r['side']:<14} {written:<28} "
+                     f"{interval(r['strongest.win_rate'], r['strongest.win_lo'], r['strongest.win_hi']):<28} "
+                     f"{signed(r['shift'], r['shift_lo'], r['shift_hi']):<28} "
+                     f"{signed(r['own_gain'], r['own_gain_lo'], r['own_gain_hi'])}")
+    lines.append("")
+    for _, r in df.iterrows():
+        lines.append(f"{r['side']}: policy as written {r['policy_written']}")
+        what = "searched" if r["searched"] else "not searched"
+        lines.append(f"{' ' * len(r['side'])}  strongest found ({what}) {r['policy_found']}"
+                     + (f"   changes: {r['changes']}" if r["changes"] != "{}" else "   (no change)"))
+    lines += ["", meta["message"],
+              "own play alone: the side's found policy against the others as written."]
+    return "\n".join(lines)
