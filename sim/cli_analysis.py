@@ -41,6 +41,13 @@ def common_options(f):
     return f
 
 
+def play_option(meaning: str):
+    """`--play as-written|best`; `meaning` says what `best` means for this command."""
+    return click.option("--play", type=click.Choice(["as-written", "best"]), default="as-written", show_default=True,
+                        help="as-written: the policies in the file; best: the strongest play `skirmish optimize` "
+                             "finds (see docs/analysis.md), " + meaning)
+
+
 @contextmanager
 def bar(command: str, scenario, quiet: bool):
     """A progress bar on stderr for a long analysis; its total arrives once the
@@ -123,15 +130,17 @@ def parse_vary(items) -> dict:
                                               f"this (exit status {EXIT_NOT_REACHED} if --max comes first).")
 @click.option("--max", "max_n", type=SKIRMISHES, default=1_000_000, show_default=True,
               help="With --precision: stop at this many skirmishes per variant.")
+@play_option("searched for the base scenario, then re-searched for every variant from there with the quick "
+             "budget (a sweep spans ranges over which the best play changes); costs a search per variant.")
 @common_options
-def sweep(scenario, vary, precision, max_n, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir,
-          quiet):
+def sweep(scenario, vary, precision, max_n, play, skirmishes, seed, jobs, max_rounds, sets, out, as_json,
+          report_dir, quiet):
     """Run a grid of variants of SCENARIO on common random numbers, one row per variant."""
     from sim.analysis import sweep as sweep_fn
     with bar("sweep", scenario, quiet) as update:
         df = sweep_fn(scenario, parse_vary(vary) or None, n=skirmishes, seed=seed, jobs=jobs, max_rounds=max_rounds,
                       overrides=parse_sets(sets), precision=precision, max_skirmishes=max_n if precision else None,
-                      progress=update)
+                      play=play, progress=update)
     if precision is not None:
         df.attrs["analysis"]["precision_reached"] = _sweep_reached(df, precision)
     write_out(df, out, as_json, report_dir=report_dir)
@@ -176,9 +185,11 @@ def _exit_unless(ok: bool) -> None:
 @click.option("--range", "rng", metavar="LO..HI", help="Values to search (default: current value +- max(10, |value|)).")
 @click.option("--max", "max_n", type=SKIRMISHES,
               help="Most skirmishes for one value while its interval still contains the target (default 8 x -n).")
+@play_option("searched for the base scenario, the value tuned under it, the play re-searched at the value "
+             "found and the value tuned again if the play changed (at most 3 times).")
 @common_options
-def tune(scenario, param, target, rng, max_n, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir,
-         quiet):
+def tune(scenario, param, target, rng, max_n, play, skirmishes, seed, jobs, max_rounds, sets, out, as_json,
+         report_dir, quiet):
     """Find the value of PATH that gives a side the target win rate (bisection, paired runs).
 
     Exits with status 3 (after printing the table) when the target is unreachable in the range."""
@@ -188,7 +199,8 @@ def tune(scenario, param, target, rng, max_n, skirmishes, seed, jobs, max_rounds
     lo, hi = parse_tune_range(rng)
     with bar("tune", scenario, quiet) as update:
         df = tune_fn(scenario, param, side, rate, lo, hi, n=skirmishes or 20000, seed=seed, jobs=jobs,
-                     max_rounds=max_rounds, overrides=parse_sets(sets), max_skirmishes=max_n, progress=update)
+                     max_rounds=max_rounds, overrides=parse_sets(sets), max_skirmishes=max_n, play=play,
+                     progress=update)
     write_out(df, out, as_json, report_dir=report_dir)
     reachable = df.attrs["analysis"]["status"] != "unreachable"
     if as_json:
@@ -216,13 +228,16 @@ TUNE_CONSTANTS = ("message", "rule_options", "param", "target_side", "target", "
 @click.argument("scenario")
 @click.option("--combatant", "combatants", multiple=True, metavar="NAME",
               help="Only this combatant's stats (repeatable; default all).")
+@play_option("searched once for the base scenario and kept for every step (a small step changes the best play's "
+             "value only to second order; the steps stay paired).")
 @common_options
-def sensitivity(scenario, combatants, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir, quiet):
+def sensitivity(scenario, combatants, play, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir,
+                quiet):
     """Stat weights: each numeric stat one step up and down, paired change in win rates, ranked."""
     from sim.analysis import sensitivity as sens_fn
     with bar("sensitivity", scenario, quiet) as update:
         df = sens_fn(scenario, list(combatants) or None, n=skirmishes or 20000, seed=seed, jobs=jobs,
-                     max_rounds=max_rounds, overrides=parse_sets(sets), progress=update)
+                     max_rounds=max_rounds, overrides=parse_sets(sets), play=play, progress=update)
     write_out(df, out, as_json, report_dir=report_dir)
     if as_json:
         return emit_json("sensitivity", df)
@@ -243,8 +258,9 @@ def sensitivity(scenario, combatants, skirmishes, seed, jobs, max_rounds, sets, 
               help="Policies for a side: preset names (random,weakest,strongest,focus,scenario), or inline "
                    "YAML/JSON: '[random, {target: focus, flee_below: 0.5}]' or '{brave: {flee_below: 0}, "
                    "timid: {flee_below: 0.5}}'. Repeat per side; unlisted sides keep their policy.")
+@play_option("searched for the scenario; every side's strongest play found joins its entrants as `best`.")
 @common_options
-def tournament(scenario, policies, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir, quiet):
+def tournament(scenario, policies, play, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir, quiet):
     """Every pairing of the listed policies: win-rate matrices, best responses, robustness."""
     from sim.analysis import best_responses, matrix, tournament as tour_fn, verdicts
     from sim.analysis.tournament import parse_policy_list
@@ -256,7 +272,7 @@ def tournament(scenario, policies, skirmishes, seed, jobs, max_rounds, sets, out
         spec.setdefault(side.strip(), []).extend(parse_policy_list(text, side.strip()))
     with bar("tournament", scenario, quiet) as update:
         df = tour_fn(scenario, spec, n=skirmishes or 20000, seed=seed, jobs=jobs, max_rounds=max_rounds,
-                     overrides=parse_sets(sets), progress=update)
+                     overrides=parse_sets(sets), play=play, progress=update)
     br = best_responses(df)
     says = verdicts(df)
     write_out(df, out, as_json, {"verdicts": says, "best_responses": records(br)}, report_dir=report_dir)

@@ -176,9 +176,10 @@ class _Search:
         step["cpu_seconds"] = round(time.process_time() - started, 2)
         return {**step, "policy": best if step["changed"] else profile[side]}
 
-    def alternate(self, sides: list[str], budget: Budget, rng) -> tuple[dict, list[dict], bool]:
-        """Best responses in turn until none improves (converged) or the budget ends."""
-        profile = dict(self.written)
+    def alternate(self, sides: list[str], budget: Budget, rng, start: dict | None = None):
+        """Best responses in turn from `start` (default the play as written) until none
+        improves (converged) or the budget ends: (profile, history, converged)."""
+        profile = {**self.written, **(start or {})}
         pending, history = list(sides), []
         while pending and len(history) < budget.responses:
             side = pending.pop(0)
@@ -213,7 +214,7 @@ class _Search:
 
 def optimize(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1, max_rounds: int | None = None,
              sides: list[str] | None = None, budget="normal", overrides: dict | None = None,
-             progress=None) -> pd.DataFrame:
+             start: dict | None = None, progress=None) -> pd.DataFrame:
     """Search each side's strongest play and report the balance as written beside it.
 
     `sides`: the sides whose play is searched (default all; the others keep their play
@@ -225,6 +226,8 @@ def optimize(scenario, n: int | None = None, seed: int | None = None, jobs: int 
     `play_explains`, the share of the side's as-written margin over its strongest
     opponent that the strongest play removes. `df.attrs["analysis"]` holds the search's
     history, whether it converged, the found policies and a verdict `message`.
+    `start`: {side: policy} to search from instead of the play as written (a warm start,
+    e.g. the base scenario's strongest play when searching a variant of it).
     """
     base = as_scenario(scenario, overrides)
     budget = parse_budget(budget)
@@ -235,7 +238,7 @@ def optimize(scenario, n: int | None = None, seed: int | None = None, jobs: int 
     n, seed, max_rounds = _run_settings(base, default_n if n is None else n, seed, max_rounds)
     search = _Search(base, seed, max_rounds, jobs, progress)
     rng = np.random.default_rng([seed, 15])
-    found, history, converged = search.alternate(sides, budget, rng)
+    found, history, converged = search.alternate(sides, budget, rng, start)
     found = search.simplify(found, budget)
     searched = search.asked
     df = _table(search, found, history, converged, sides, budget, n)
@@ -326,10 +329,10 @@ def verdict(rows: list[dict], meta: dict) -> str:
 
 
 def strongest_scenario(scenario, n=None, seed=None, jobs=1, max_rounds=None, budget="normal", overrides=None,
-                       progress=None):
+                       start=None, progress=None):
     """(the scenario with every side's found policy substituted, optimize's table): what
     `--play best` plays. The search runs on the scenario with `overrides` applied."""
     df = optimize(scenario, n=n or 2000, seed=seed, jobs=jobs, max_rounds=max_rounds, budget=budget,
-                  overrides=overrides, progress=progress)
+                  overrides=overrides, start=start, progress=progress)
     base = as_scenario(scenario, overrides)
     return with_policies(base, df.attrs["analysis"]["policies"]), df

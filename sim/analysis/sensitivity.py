@@ -12,6 +12,7 @@ import pandas as pd
 
 from sim.analysis.common import (as_scenario, frame, paired_diff, play_variants, provenance_columns, variant,
                                  win_matrix)
+from sim.analysis.optimize_play import best_base, check_play
 from sim.dice import Dice, parse_dice
 from sim.errors import ScenarioError, closest
 from sim.schema import REQUIRED, Field
@@ -99,15 +100,19 @@ def stat_blocks(scen, combatants: list[str] | None = None) -> list[tuple[str, in
 
 def sensitivity(scenario, combatants: list[str] | None = None, n: int | None = 20000, seed: int | None = None,
                 jobs: int = 1, max_rounds: int | None = None, overrides: dict | None = None,
-                progress=None) -> pd.DataFrame:
+                play: str = "as-written", progress=None) -> pd.DataFrame:
     """For every numeric stat of the chosen combatants (default: all), the paired change in
     each side's win rate when it goes one step up and one step down.
 
     One row per (combatant, stat, step): old and new value, `<side>.win_rate` of the
     variant, `<side>.delta` with `_lo/_hi` (paired 95% interval), and `rank` (1 = the
     largest absolute change in the combatant's own side's win rate). Sorted by rank.
+    `play="best"`: every step under the base's strongest play (sim.analysis.optimize_play).
     """
     base = as_scenario(scenario, overrides)
+    found = None
+    if check_play(play):
+        base, found = best_base(base, seed, jobs, max_rounds, progress=progress)
     changes = []
     for side, _, raw in stat_blocks(base, combatants):
         for stat, path, old, new, step in stat_steps(base, side, 0, raw):
@@ -140,5 +145,6 @@ def sensitivity(scenario, combatants: list[str] | None = None, n: int | None = 2
     df = df.loc[order].reset_index(drop=True)
     df.insert(0, "rank", range(1, len(df) + 1))
     df.attrs["analysis"] = {"command": "sensitivity", "skirmishes": played.skirmishes,
-                            "combatants": combatants or "all"}
+                            "combatants": combatants or "all", "play": play,
+                            **({"play_policies": found} if found else {})}
     return df

@@ -11,6 +11,7 @@ import pandas as pd
 
 from sim.analysis.common import (as_scenario, frame, paired_diff, play_variants, provenance_columns,
                                  rate_columns, variant, win_matrix)
+from sim.analysis.optimize_play import best_variants, check_play
 from sim.errors import ScenarioError
 from sim.overrides import get_path, parse_values
 from sim.schema import Field, validate_record
@@ -55,7 +56,8 @@ def grid(vary: dict[str, list]) -> list[dict]:
 
 def sweep(scenario, vary: dict | None = None, n: int | None = None, seed: int | None = None, jobs: int = 1,
           max_rounds: int | None = None, overrides: dict | None = None, precision: float | None = None,
-          max_skirmishes: int | None = None, crn: bool = True, progress=None) -> pd.DataFrame:
+          max_skirmishes: int | None = None, crn: bool = True, play: str = "as-written",
+          progress=None) -> pd.DataFrame:
     """Run every combination of `vary` ({path: values or "0..6" or "d6,d8"}; default: the
     scenario's `sweep:` block) on the same skirmishes.
 
@@ -64,6 +66,7 @@ def sweep(scenario, vary: dict | None = None, n: int | None = None, seed: int | 
     per-combatant down rate), paired differences of each side's win rate to the first
     variant (`<side>.diff_base[_lo/_hi]`) and to the previous value of the last varied
     path (`<side>.diff_prev[_lo/_hi]`), and the provenance columns. `progress`: see sim.progress.
+    `play="best"`: each variant under its own strongest play (sim.analysis.optimize_play).
     """
     base = as_scenario(scenario, overrides)
     if vary is None:
@@ -82,6 +85,9 @@ def sweep(scenario, vary: dict | None = None, n: int | None = None, seed: int | 
             pass
     points = grid(vary)
     variants = [variant(base, point) for point in points]
+    found = None
+    if check_play(play):
+        variants, found = best_variants(base, variants, seed, jobs, max_rounds, progress)
     played = play_variants(variants, n=n, seed=seed, jobs=jobs, max_rounds=max_rounds, crn=crn,
                            precision=precision, max_skirmishes=max_skirmishes,
                            reduce=lambda r: (rate_columns(r), win_matrix(r)), progress=progress)
@@ -104,7 +110,8 @@ def sweep(scenario, vary: dict | None = None, n: int | None = None, seed: int | 
         rows.append(row)
     return frame(rows, {"command": "sweep", "sides": list(sides),
                         "vary": {p: [cell(v) for v in vs] for p, vs in vary.items()},
-                        "skirmishes": played.skirmishes, "crn": crn, "steps": played.steps})
+                        "skirmishes": played.skirmishes, "crn": crn, "steps": played.steps, "play": play,
+                        **({"play_policies": found} if found else {})})
 
 
 def _previous(points: list[dict], i: int, paths: list[str]) -> int | None:

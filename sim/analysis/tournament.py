@@ -16,6 +16,7 @@ import pandas as pd
 
 from sim.analysis.common import (as_scenario, check_side, frame, play_variants, provenance_columns, variant,
                                  win_matrix)
+from sim.analysis.optimize_play import best_entrants, check_play
 from sim.errors import ScenarioError, closest
 from sim.overrides import parse_value
 from sim.policy import TARGET_MODES
@@ -70,13 +71,14 @@ def resolve_policies(scen, side: str, items: list) -> list[tuple[str, dict]]:
 
 def tournament(scenario, policies: dict[str, list], n: int | None = 20000, seed: int | None = None,
                jobs: int = 1, max_rounds: int | None = None, overrides: dict | None = None,
-               progress=None) -> pd.DataFrame:
+               play: str = "as-written", progress=None) -> pd.DataFrame:
     """Play every combination of the listed policies (one list per side; sides not listed keep
     their scenario policy) on common random numbers.
 
     `policies` maps a side to a list of preset names, policy dicts or (label, dict)
     pairs. Returns one row per pairing: `policy.<side>` labels, each side's win rate
     with its interval, draws, and provenance. See `matrix`, `best_responses`, `verdicts`.
+    `play="best"`: every side's strongest play found joins its entrants as `best`.
     """
     base = as_scenario(scenario, overrides)
     for side in policies:
@@ -85,6 +87,9 @@ def tournament(scenario, policies: dict[str, list], n: int | None = 20000, seed:
     for side in base.side_names:
         items = policies.get(side) or ["scenario"]
         per_side[side] = resolve_policies(base, side, items)
+    if check_play(play):
+        for side, entry in best_entrants(base, base.side_names, seed, jobs, max_rounds, progress).items():
+            per_side[side].append(entry)
     combos = list(itertools.product(*(per_side[s] for s in base.side_names)))
     if len(combos) > MAX_PAIRINGS:
         raise ScenarioError(f"{len(combos)} pairings; list fewer policies (at most {MAX_PAIRINGS} pairings).")

@@ -17,6 +17,7 @@ import pandas as pd
 
 from sim.analysis.common import (as_scenario, check_side, frame, paired_diff, provenance_columns, variant,
                                  win_matrix, _execute, _run_settings, _tasks)
+from sim.analysis.optimize_play import check_play, tune_best
 from sim.errors import ScenarioError
 from sim.overrides import get_path, parse_range
 from sim.progress import expect
@@ -108,7 +109,8 @@ class _Evaluator:
 
 def tune(scenario, param: str, side: str, target: float, lo: int | None = None, hi: int | None = None,
          n: int | None = 20000, seed: int | None = None, jobs: int = 1, max_rounds: int | None = None,
-         overrides: dict | None = None, max_skirmishes: int | None = None, progress=None) -> pd.DataFrame:
+         overrides: dict | None = None, max_skirmishes: int | None = None, play: str = "as-written",
+         progress=None) -> pd.DataFrame:
     """Find the integer value of `param` in lo..hi that gives `side` a win rate closest to `target`.
 
     Returns one row per value played (sorted by value) with the side's win rate and
@@ -116,8 +118,12 @@ def tune(scenario, param: str, side: str, target: float, lo: int | None = None, 
     answer's win rate, and the columns `status` ("found" or "unreachable") and
     `message` (a sentence saying what was found). `df.attrs["analysis"]` repeats the
     verdict. The default range is the current value +- max(10, |value|), kept within
-    the field's allowed range.
+    the field's allowed range. `play="best"`: tuned under the strongest play, re-searched
+    at the value found (sim.analysis.optimize_play.tune_best).
     """
+    if check_play(play):
+        return tune_best(tune, scenario, param, side, target, lo, hi, overrides=overrides, seed=seed, jobs=jobs,
+                         max_rounds=max_rounds, progress=progress, n=n, max_skirmishes=max_skirmishes)
     base = as_scenario(scenario, overrides)
     check_side(base, side, "--target")
     s = base.side_names.index(side)
