@@ -109,6 +109,7 @@ class _Search:
         self.cache: dict[tuple[str, int], np.ndarray] = {}
         self.scen: dict[str, object] = {}
         self.asked = 0
+        self.cycled = False  # a profile of play came back: the best responses go round in a circle
 
     def scenario(self, profile: dict):
         k = sp.key(profile)
@@ -132,6 +133,10 @@ class _Search:
         for w, out in zip(where, _execute(tasks, self.jobs, self.progress)):
             self.cache[w] = np.asarray(out.winner)
         return [np.concatenate([self.cache[(sp.key(p), c)] for c, _ in blocks]) for p in profiles]
+
+    def plain(self, side: str, policy: dict) -> str:
+        """A policy by what it changes from the file (so `cover: false` written out is the default)."""
+        return sp.key(sp.changes(self.written[side], policy, self.fields))
 
     def simplicity(self, side: str, policy: dict) -> int:
         return len(sp.changes(self.written[side], policy, self.fields))
@@ -181,6 +186,7 @@ class _Search:
         improves (converged) or the budget ends: (profile, history, converged)."""
         profile = {**self.written, **(start or {})}
         pending, history = list(sides), []
+        seen = {side: [self.plain(side, profile[side])] for side in sides}
         while pending and len(history) < budget.responses:
             side = pending.pop(0)
             step = self.best_response(profile, side, budget, rng, len(history))
@@ -190,6 +196,9 @@ class _Search:
                 # The others answer the new play; the side itself may improve again from there.
                 pending = [x for x in pending if x != side] + [x for x in sides if x != side and x not in pending]
                 pending.append(side)
+                again = self.plain(side, profile[side])
+                self.cycled = self.cycled or again in seen[side]
+                seen[side].append(again)
         return profile, history, not pending
 
     def simplify(self, profile: dict, budget: Budget) -> dict:
@@ -207,7 +216,11 @@ class _Search:
                 if self.scenario(trial) is None:
                     continue
                 now, then = self.winners([profile, trial], block)
-                if (then == s).mean() >= (now == s).mean():
+                # Only a change that also leaves every other side where it was: putting back
+                # a change that others exploit would be a best response, not a tidy-up.
+                others_same = all(paired_diff(now == j, then == j)[1] <= 0 <= paired_diff(now == j, then == j)[2]
+                                  for j in range(len(self.base.side_names)) if j != s)
+                if (then == s).mean() >= (now == s).mean() and others_same:
                     profile = trial
         return profile
 
@@ -292,7 +305,7 @@ def _table(search: _Search, found, history, converged, sides, budget: Budget, n:
         row.update(provenance_columns(base, strongest_scen, search.seed))
         rows.append(row)
     meta = {"command": "optimize", "sides": list(base.side_names), "searched": sides, "skirmishes": n,
-            "budget": asdict(budget), "converged": converged, "responses": len(history),
+            "budget": asdict(budget), "converged": converged, "cycled": search.cycled, "responses": len(history),
             "history": [{k2: v for k2, v in h.items() if k2 != "policy"} | {"policy": sp.yaml_text(h["policy"])}
                         for h in history],
             "policies": {s: found[s] for s in base.side_names}, "max_rounds": search.max_rounds}
@@ -315,14 +328,21 @@ def verdict(rows: list[dict], meta: dict) -> str:
     explains = [r["play_explains"] for r in rows if not math.isnan(r["play_explains"])]
     if len(rows) == 2 and explains:
         e = explains[0]
-        if e >= 0:
+        if e > 1:
+            out += (f" The strongest play reverses the as-written margin (play explains {e:.0%} of it: all of it, "
+                    "and more).")
+        elif e >= 0:
             out += f" Play explains {e:.0%} of the as-written margin between the sides."
         else:
             out += f" The strongest play widens the as-written margin by {-e:.0%}; play does not explain it."
     changed = [r["side"] for r in rows if r["changes"] != "{}"]
     out += (" Found policies differ from the file for " + ", ".join(changed) + "." if changed
             else " No side found a play clearly better than the file's.")
-    if not meta["converged"]:
+    if meta["cycled"]:
+        out += (" The best responses went round in a circle (a play came back after the others answered it): "
+                "each side's best play depends on the other's, so no single strongest play exists and the "
+                "figures are for the last play in the circle; the history lists every step.")
+    elif not meta["converged"]:
         out += (f" The search stopped at its limit of {meta['budget']['responses']} best responses while a side "
                 "was still improving: the strongest play may be stronger still (raise --budget responses=...).")
     return out

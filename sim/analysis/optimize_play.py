@@ -23,6 +23,8 @@ PLAYS = ("as-written", "best")
 TUNE_ROUNDS = 3
 # Skirmishes for the search's own check figures (the analysis plays the real ones).
 CHECK_N = 2000
+# The search for a scenario as given, and the warm-started re-search of a variant of it.
+BASE_BUDGET, VARIANT_BUDGET = "normal", "quick"
 
 
 def check_play(play: str) -> bool:
@@ -33,15 +35,16 @@ def check_play(play: str) -> bool:
     return play == "best"
 
 
-def found_policies(base, seed=None, jobs=1, max_rounds=None, budget="normal", start=None, progress=None) -> dict:
+def found_policies(base, seed=None, jobs=1, max_rounds=None, budget=None, start=None, progress=None) -> dict:
     """{side: policy} of the strongest play found for `base` (a Scenario)."""
     from sim.analysis.optimize import optimize
-    df = optimize(base, n=CHECK_N, seed=seed, jobs=jobs, max_rounds=max_rounds, budget=budget, start=start,
+    df = optimize(base, n=CHECK_N, seed=seed, jobs=jobs, max_rounds=max_rounds, budget=budget or BASE_BUDGET,
+                  start=start,
                   progress=progress)
     return df.attrs["analysis"]["policies"]
 
 
-def best_base(base, seed=None, jobs=1, max_rounds=None, budget="normal", progress=None):
+def best_base(base, seed=None, jobs=1, max_rounds=None, budget=None, progress=None):
     """(base with the strongest play found substituted, the policies)."""
     from sim.analysis.optimize import with_policies
     policies = found_policies(base, seed, jobs, max_rounds, budget, progress=progress)
@@ -52,10 +55,10 @@ def best_variants(base, variants: list, seed=None, jobs=1, max_rounds=None, prog
     """Each variant with its own strongest play, warm-started from the base's.
     Returns (variants, their policies)."""
     from sim.analysis.optimize import with_policies
-    start = found_policies(base, seed, jobs, max_rounds, "normal", progress=progress)
+    start = found_policies(base, seed, jobs, max_rounds, progress=progress)
     out, policies = [], []
     for v in variants:
-        found = found_policies(v, seed, jobs, max_rounds, "quick", start=start, progress=progress)
+        found = found_policies(v, seed, jobs, max_rounds, VARIANT_BUDGET, start=start, progress=progress)
         out.append(with_policies(v, found))
         policies.append(found)
     return out, policies
@@ -63,7 +66,7 @@ def best_variants(base, variants: list, seed=None, jobs=1, max_rounds=None, prog
 
 def best_entrants(base, sides: list[str], seed=None, jobs=1, max_rounds=None, progress=None) -> dict:
     """{side: ("best", policy)} for the tournament's listed sides."""
-    found = found_policies(base, seed, jobs, max_rounds, "normal", progress=progress)
+    found = found_policies(base, seed, jobs, max_rounds, progress=progress)
     return {s: ("best", found[s]) for s in sides}
 
 
@@ -72,14 +75,14 @@ def tune_best(tune_fn, scenario, param, side, target, lo=None, hi=None, override
     """`tune` under the strongest play, as a fixed point of tuning and searching."""
     from sim.analysis.optimize import with_policies
     base = as_scenario(scenario, overrides)
-    policies = found_policies(base, seed, jobs, max_rounds, "normal", progress=progress)
+    policies = found_policies(base, seed, jobs, max_rounds, progress=progress)
     rounds = []
     for _ in range(TUNE_ROUNDS):
         df = tune_fn(with_policies(base, policies), param, side, target, lo, hi, seed=seed, jobs=jobs,
                      max_rounds=max_rounds, progress=progress, **kw)
         answer = df.attrs["analysis"]["value"]
         rounds.append({"value": answer, "policies": policies})
-        again = found_policies(variant(base, {param: answer}), seed, jobs, max_rounds, "quick", start=policies,
+        again = found_policies(variant(base, {param: answer}), seed, jobs, max_rounds, VARIANT_BUDGET, start=policies,
                                progress=progress)
         if again == policies:
             break

@@ -206,6 +206,9 @@ def report_frame(frame: pd.DataFrame, out_dir, meta: dict | None = None, title: 
     if meta and meta.get("command") and not ad.analysis_info(frame):
         frame = frame.copy()
         frame.attrs["analysis"] = dict(meta)
+    if ad.analysis_info(frame).get("command") == "optimize":
+        from sim.report.optimize import report_optimize
+        return report_optimize(frame, out_dir, meta=meta, title=title)
     kind = ad.frame_kind(frame)
     if kind == "sensitivity":
         return report_sensitivity(frame, out_dir, meta=meta, title=title)
