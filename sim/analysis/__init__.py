@@ -8,6 +8,7 @@ and tournament are thin wrappers over these (sim/cli_analysis.py).
 from sim.analysis.adaptive import run_adaptive, widest_half_width
 from sim.analysis.compare import compare, compare_results
 from sim.analysis.common import PROVENANCE_COLUMNS, paired_diff, play_variants, win_matrix
+from sim.analysis.optimize import optimize, strongest_scenario, with_policies
 from sim.analysis.sensitivity import sensitivity
 from sim.analysis.sweep import sweep
 from sim.analysis.tournament import best_responses, matrix, tournament, verdicts
@@ -15,4 +16,4 @@ from sim.analysis.tune import tune
 
 __all__ = ["compare", "compare_results", "run_adaptive", "widest_half_width", "PROVENANCE_COLUMNS", "paired_diff",
            "play_variants", "win_matrix", "sensitivity", "sweep", "tournament", "matrix", "best_responses", "verdicts",
-           "tune"]
+           "tune", "optimize", "strongest_scenario", "with_policies"]

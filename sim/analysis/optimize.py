@@ -202,12 +202,13 @@ class _Search:
         return profile, history, not pending
 
     def simplify(self, profile: dict, budget: Budget) -> dict:
-        """Each found change put back as written where that loses nothing on fresh
-        skirmishes: a field the fight never reads (a reload rule for claws) plays
-        identically either way, and a designer should not be told to set it."""
+        """Each found change put back as written where fresh skirmishes play exactly the
+        same either way: a field the fight never reads (a reload rule for claws) should
+        not be on a designer's list. Only identical outcomes count, so the tidy-up never
+        changes the play found (a change merely not worse could be one another side's
+        answer relies on)."""
         block = [(SIMPLIFY_CHUNK, budget.confirm)]
         for side in self.base.side_names:
-            s = self.base.side_names.index(side)
             for name in list(sp.changes(self.written[side], profile[side], self.fields)):
                 back = {k: v for k, v in profile[side].items() if k != name}
                 if name in self.written[side]:
@@ -216,13 +217,13 @@ class _Search:
                 if self.scenario(trial) is None:
                     continue
                 now, then = self.winners([profile, trial], block)
-                # Only a change that also leaves every other side where it was: putting back
-                # a change that others exploit would be a best response, not a tidy-up.
-                others_same = all(paired_diff(now == j, then == j)[1] <= 0 <= paired_diff(now == j, then == j)[2]
-                                  for j in range(len(self.base.side_names)) if j != s)
-                if (then == s).mean() >= (now == s).mean() and others_same:
+                if np.array_equal(now, then):
                     profile = trial
-        return profile
+        # A field the file does not write, found at its default, need not be written either.
+        return {side: {k: v for k, v in p.items()
+                       if k in self.written[side] or k not in self.fields
+                       or v != sp.current_value(k, self.fields[k], {})}
+                for side, p in profile.items()}
 
 
 def optimize(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1, max_rounds: int | None = None,
