@@ -320,8 +320,8 @@ def verdict(rows: list[dict], meta: dict) -> str:
         return f"{r[f'{tag}.win_rate']:.1%} [{r[f'{tag}.win_lo']:.1%} .. {r[f'{tag}.win_hi']:.1%}]"
     parts = []
     for r in rows:
-        text = (f"{r['side']} wins {rate(r, 'written')} as written, {rate(r, 'strongest')} under the strongest "
-                "play found")
+        text = (f"{r['side']} win rate {rate(r, 'written')} as written, {rate(r, 'strongest')} under the "
+                "strongest play found")
         text += (f" ({100 * r['shift']:+.1f} pts [{100 * r['shift_lo']:+.1f} .. {100 * r['shift_hi']:+.1f}], "
                  "paired)")
         parts.append(text)
