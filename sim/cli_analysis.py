@@ -48,6 +48,21 @@ def play_option(meaning: str):
                              "finds (see docs/analysis.md), " + meaning)
 
 
+def play_note(df: pd.DataFrame) -> None:
+    """Under --play best, say which play the figures are for (one policy set, or per variant)."""
+    meta = df.attrs.get("analysis", {})
+    found = meta.get("play_policies")
+    if meta.get("play") != "best" or not found:
+        return
+    if isinstance(found, list):
+        click.echo("Each variant played under its own strongest play found (skirmish optimize); the policies "
+                   "are in --json / --out (play_policies).")
+        return
+    from sim.analysis.optimize_space import yaml_text
+    click.echo("Played under the strongest play found (skirmish optimize): "
+               + "; ".join(f"{side} {yaml_text(p)}" for side, p in found.items()))
+
+
 @contextmanager
 def bar(command: str, scenario, quiet: bool):
     """A progress bar on stderr for a long analysis; its total arrives once the
@@ -152,6 +167,7 @@ def sweep(scenario, vary, precision, max_n, play, skirmishes, seed, jobs, max_ro
     sides = meta["sides"]
     click.echo(f"{len(df)} variants x {meta['skirmishes']:,} skirmishes, common random numbers; "
                "differences are to the previous value of the last path, paired, in percentage points.")
+    play_note(df)
     for p in paths:
         click.echo(f"  {p}")
     for _, r in df.iterrows():
@@ -208,6 +224,7 @@ def tune(scenario, param, target, rng, max_n, play, skirmishes, seed, jobs, max_
         return _exit_unless(reachable)
     meta = df.attrs["analysis"]
     click.echo(meta["message"])
+    play_note(df)
     click.echo("")
     click.echo(f"  {'value':>7}  {side + ' win rate':<28} {'vs answer (paired)':<30} skirmishes")
     for _, r in df.iterrows():
@@ -244,6 +261,7 @@ def sensitivity(scenario, combatants, play, skirmishes, seed, jobs, max_rounds, 
     sides = [c[:-len(".delta")] for c in df.columns if c.endswith(".delta")]
     click.echo(f"{len(df)} changes x {df.attrs['analysis']['skirmishes']:,} skirmishes, common random numbers; "
                "change in win rate in percentage points with paired 95% intervals.")
+    play_note(df)
     width = max(len(f"{r.combatant} {r.stat}") for r in df.itertuples()) + 2
     click.echo(f"\n  {'#':>3} {'stat':<{width}} {'change':<14} " + "".join(f"{s:<30}" for s in sides))
     for _, r in df.iterrows():
