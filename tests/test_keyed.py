@@ -185,3 +185,57 @@ def test_a_die_from_its_first_word_is_the_die(sides):
     actors = np.arange(0, 4000, 3, dtype=np.int64)
     got = keyed.first_word_dice(sides, 17, 2**35 + 9, 0, 1, actors, 0)
     np.testing.assert_array_equal(got, [keyed.die(sides, 17, 2**35 + 9, 0, 1, int(a), 0) for a in actors])
+
+
+# --- sites read as halves: eight 16-bit numbers from one evaluation ---
+
+def test_number_i_of_a_halved_site_is_half_i_mod_8_of_block_i_div_8():
+    # Known answers: number i = ((half * sides) >> 16) + 1, half i % 2 (low first) of word
+    # (i % 8) // 2 of block i // 8, wherever that half is not rejected.
+    seed, rnd, site, actor, sides = 77, 3, 31, 0, 6
+    got = keyed.halves_dice_grid(sides, seed, 4, rnd, site, actor, 24)
+    for sk in range(4):
+        for i in range(24):
+            word = int(keyed.block_words(seed, sk, rnd, site, actor, i // 8)[(i % 8) // 2])
+            half = word >> 16 * (i % 2) & 0xFFFF
+            if (half * sides) & 0xFFFF >= sides:
+                assert got[sk, i] == ((half * sides) >> 16) + 1
+                assert keyed.die_half_of(half, sides, seed, sk, rnd, site, actor, i // 8, i % 8) == got[sk, i]
+
+
+def test_a_rejected_half_gives_way_to_the_same_half_of_the_next_retry():
+    # Half 0 is rejected by any die of sides not dividing 2**16 (its low product 0 is below
+    # the threshold): the number is then the same half of the block under retry 1.
+    seed, sk, rnd, site, actor, b, sides = 5, 9, 2, 31, 0, 1, 20
+    c2 = site << keyed.ACTOR_BITS | actor
+    for pos in range(8):
+        retry1 = keyed.philox_words(sk, rnd, c2, b | 1 << keyed.K_BITS, seed, 0)
+        half = int(retry1[pos // 2]) >> 16 * (pos % 2) & 0xFFFF
+        assert (half * sides) & 0xFFFF >= (65536 - sides) % sides  # this retry's half is kept
+        assert keyed.die_half_of(0, sides, seed, sk, rnd, site, actor, b, pos) == ((half * sides) >> 16) + 1
+
+
+@pytest.mark.parametrize("sides", [2, 3, 6, 8, 20, 63, 100])
+def test_every_face_equally_often_in_halves(sides):
+    rolls = keyed.halves_dice_grid(sides, 2026, 20_000, 3, 31, 0, 16)
+    assert rolls.min() == 1 and rolls.max() == sides
+    for i in range(16):  # every half position is fair on its own
+        counts = np.bincount(rolls[:, i], minlength=sides + 1)[1:]
+        assert abs(_chi_square_z(counts)) < 5
+
+
+def test_no_bias_from_16_bits_on_a_large_die():
+    # A die of 2**15 + 1 sides rejects almost half of all halves: without the rejection
+    # the low half of the faces would come up twice as often as the high half.
+    sides = 2**15 + 1
+    rolls = keyed.halves_dice_grid(sides, 3, 10_000, 1, 31, 0, 8).ravel()
+    assert rolls.min() >= 1 and rolls.max() <= sides
+    share = (rolls <= sides // 2).mean()
+    assert abs(share - 0.5) < 4 * math.sqrt(0.25 / len(rolls))
+
+
+def test_the_eight_halves_of_a_block_are_uncorrelated():
+    rolls = keyed.halves_dice_grid(1000, 11, 40_000, 2, 31, 0, 16).astype(float)
+    corr = np.corrcoef(rolls.T)
+    off = corr[~np.eye(16, dtype=bool)]
+    assert np.abs(off).max() < 4.5 / math.sqrt(len(rolls))
