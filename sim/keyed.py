@@ -26,11 +26,6 @@ whose k field is k // 4 (`block`, `die4`, `dice4`, `uniform_words`), so one eval
 serves four dice. A rejected word is replaced by the same word of the next retry
 counters, so each number still has a key of its own. A site is either blocked or not:
 the two layouts share counters and must not be mixed on one site.
-
-Sites read as halves cut each block into eight 16-bit numbers (`die_half`: number i is
-half i % 8 of block i // 8), for dice of at most 2**16 sides: one evaluation serves eight
-d20s, and Lemire's method on 16 bits keeps each unbiased (a rejected half, 16 in 65,536
-for a d20, is replaced by the same half under the next retry counter).
 """
 from __future__ import annotations
 
@@ -44,9 +39,6 @@ _PHILOX_W0 = np.uint64(0x9E3779B9)
 _PHILOX_W1 = np.uint64(0xBB67AE85)
 _U32 = np.uint64(32)
 _TWO_POW_32 = np.uint64(1 << 32)
-_M16 = np.uint64(0xFFFF)
-_U16 = np.uint64(16)
-_TWO_POW_16 = np.uint64(1 << 16)
 _INV_2_53 = 1.0 / 9007199254740992.0
 
 SITE_BITS, ACTOR_BITS, K_BITS, RETRY_BITS = 12, 20, 20, 4
@@ -230,43 +222,6 @@ def dice4(count, sides, bonus, seed, skirmish, rnd, site, actor, k0):
 
 
 @_inline
-def half_word(word, pos):
-    """Half pos % 2 (low first) of a 32-bit word: the 16 bits of number pos of a block
-    read as eight halves (`die_half`)."""
-    return (np.uint64(word) >> np.uint64(16 * (pos & 1))) & _M16
-
-
-@_inline
-def _lemire16(half, n, threshold):
-    m = half * n
-    if (m & _M16) < threshold:
-        return -1
-    return np.int64(m >> _U16) + 1
-
-
-@_inline
-def die_half(half, sides, seed, skirmish, rnd, site, actor, b, pos):
-    """A die of `sides` faces (1..sides, sides <= 2**16) from 16 bits: number pos (0..7)
-    of block b of (site, actor) read as eight halves, number pos being half pos % 2 of
-    word pos // 2 (`half_word`). Lemire's method on 16 bits, so unbiased: a half whose
-    low product falls below (2**16 - sides) mod sides (16 in 65,536 for a d20) gives way
-    to the same half of the block under the next retry counter. A site read this way
-    is its own layout: not to be mixed with the word-per-number one on one site."""
-    n = np.uint64(sides)
-    m = np.uint64(half) * n
-    if (m & _M16) >= n:  # the threshold is below sides: no division on this path
-        return np.int64(m >> _U16) + 1
-    threshold = (_TWO_POW_16 - n) % n
-    r = _lemire16(np.uint64(half), n, threshold)
-    retry = 1
-    while r < 0 and retry < 16:
-        w = _words(seed, skirmish, rnd, site, actor, b, retry)
-        r = _lemire16(half_word(w[pos >> 1], pos), n, threshold)
-        retry += 1
-    return r if r > 0 else np.int64(1)  # sixteen rejections in a row: unreachable in practice
-
-
-@_inline
 def pick(count, seed, skirmish, rnd, site, actor, k):
     """An index in 0..count-1, uniformly (count >= 1)."""
     return die(count, seed, skirmish, rnd, site, actor, k) - 1
@@ -359,26 +314,3 @@ def block_words(seed, skirmish, rnd, site, actor, b):
     out = np.empty(4, dtype=np.uint64)
     out[0], out[1], out[2], out[3] = w
     return out
-
-
-@njit(cache=True, nogil=True)
-def halves_dice_grid(sides, seed, skirmishes, rnd, site, actor, count):
-    """(skirmishes, count) numbers of a site read as halves, number i = half i % 8 of
-    block i // 8, skirmish i keyed i (tests)."""
-    out = np.empty((skirmishes, count), dtype=np.int64)
-    for i in range(skirmishes):
-        b = -1
-        zero = np.uint64(0)
-        w = (zero, zero, zero, zero)
-        for k in range(count):
-            if k >> 3 != b:
-                b = k >> 3
-                w = block(np.uint64(seed), i, rnd, site, actor, b)
-            pos = k & 7
-            out[i, k] = die_half(half_word(w[pos >> 1], pos), sides, np.uint64(seed), i, rnd, site, actor, b, pos)
-    return out
-
-
-@njit(cache=True, nogil=True)
-def die_half_of(half, sides, seed, skirmish, rnd, site, actor, b, pos):
-    return die_half(half, sides, np.uint64(seed), skirmish, rnd, site, actor, b, pos)

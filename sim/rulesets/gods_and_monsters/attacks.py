@@ -2,14 +2,12 @@
 
 Called shots are "handled first in a round"; every other attack of a phase is rolled
 against the state at the phase's start and applied together. Each slot's target
-choice, attack roll and first damage die are numbers of the round's ROUND_ROLLS fixed
-by the slot (tables.py), further damage dice SLOT_ROLLS of the slot, whatever the target,
-so changing a defender changes only whether blows land, not the dice.
+choice, attack roll and damage dice are one keyed block (SLOT_ROLLS, slot: tables.py)
+whatever the target, so changing a defender changes only whether blows land, not the dice.
 """
 from __future__ import annotations
 
 from sim import events, keyed
-from sim.rulesets.gods_and_monsters import rolls
 from sim.rulesets.base import STANDING
 from sim.rulesets.gods_and_monsters.tables import (
     AGILITY_ATT, AGILITY_TGT, BYSTANDER, C_AGILITY, C_CALLED_WHEN, C_COVER, C_EVASION, C_EXTRA_UNAWARE,
@@ -17,10 +15,10 @@ from sim.rulesets.gods_and_monsters.tables import (
     C_SIZE, C_WARRIOR, CALLED, CARRIED_DAMAGE, CARRIED_SAVE, COVER_TABLE, COVERED, DISRUPT, EV_ATTACK,
     EV_DISRUPT_ROLL, EV_STRAY, EXTRA_ATTACK, EXTRA_DAMAGE, FULL, G_AIM, G_COVER_MELEE, G_EXTRA, G_HIGHER,
     G_INTO_MELEE, G_KO_COST, G_UNAWARE, GRAB, HELD_IMMOBILIZED, HELD_NONE, IMMOBILE, K_CALLED, K_GRAB,
-    K_KILL, K_KO, KILL, KNOCKOUT, KO_SAVE, K_SLOT_DAMAGE, L_WORD_ATTACK, L_WORD_DAMAGE, SLOT_ROLLS,
+    K_KILL, K_KO, KILL, KNOCKOUT, KO_SAVE, K_SLOT_ATTACK, K_SLOT_DAMAGE, L_WORD_ATTACK, L_WORD_DAMAGE, SLOT_ROLLS,
     L_ATTACKING, L_HIT, L_KIND, L_TARGET, ND_ATTACK, ND_DAMAGE, NORMAL, REACTION, S_BASE, S_CBONUS, S_CCOUNT,
-    S_CSAVE, S_CSIDES, S_DBONUS, S_DCOUNT, S_DSIDES, S_HALF, S_OWNER, S_RANGED, STRAY, STRONG, UNAWARE, W_ACTION,
-    W_ASLEEP, W_ATT_PEN, W_ATTACKS, W_BOUND, W_BUSY, W_COVERING, W_DEALT, W_DEF, W_FIRING, W_HELD, W_BLOCKED, W_HITS,
+    S_CSAVE, S_CSIDES, S_DBONUS, S_DCOUNT, S_DSIDES, S_OWNER, S_RANGED, STRAY, STRONG, UNAWARE, W_ACTION, W_ASLEEP,
+    W_ATT_PEN, W_ATTACKS, W_BOUND, W_BUSY, W_COVERING, W_DEALT, W_DEF, W_FIRING, W_HELD, W_BLOCKED, W_HITS,
     W_HOLDING, W_LED, W_PDIRECT, W_PTAKEN, W_RDEALT, W_ROLL_PEN, W_STATUS, W_SURPRISED, W_TAKEN, W_UPSET, inline,
     rule)
 from sim.rulesets.gods_and_monsters.schema import CALLED_SHOT_PENALTY, SURPRISED_ROLL_PENALTY  # noqa: F401
@@ -36,11 +34,11 @@ def slot_damage(seed, g, rnd, st, a, site):
 
 @inline
 def _slot_roll_damage(seed, g, rnd, SL, st, a):
-    # The first die from the half kept from the round's ROUND_ROLLS, the rest on SLOT_ROLLS.
+    # The first die is the word kept from the slot's SLOT_ROLLS block, the rest follow it.
     count, sides = st[S_DCOUNT, a], st[S_DSIDES, a]
     total = st[S_DBONUS, a]
     if count > 0:
-        total += rolls.die_of(SL[L_WORD_DAMAGE, a], sides, seed, g, rnd, st[S_HALF, a] + 2)
+        total += keyed.die_word_quick(SL[L_WORD_DAMAGE, a], sides, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_DAMAGE)
         total += keyed.dice4(count - 1, sides, 0, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_DAMAGE + 1)
     return max(total, 0)
 
@@ -147,7 +145,7 @@ def resolve(seed, g, rnd, now, W, SL, ct, st, pair_mod, flags, adj, tracing, ev,
                 - CALLED_SHOT_PENALTY * called + pair_mod[a, t])
         if kind == K_KO and flags[G_KO_COST] and ct[C_WARRIOR, o]:
             need -= 2  # the two combat bonus points a warrior allots to the knockout injuries
-        roll = rolls.die_of(SL[L_WORD_ATTACK, a], 20, seed, g, rnd, st[S_HALF, a] + 1)
+        roll = keyed.die_word_quick(SL[L_WORD_ATTACK, a], 20, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_ATTACK)
         hit = roll <= need
         # "The arrow or other missile automatically misses ... unless the target of the
         # called shot makes an Evasion roll."

@@ -22,11 +22,11 @@ from sim.rulesets.gods_and_monsters.tables import (
 @rule
 def play_round_core(seed, g, rnd, W, SL, tab, pol, scratch, tracing, ev, cnt):
     flags, ct, cf, st, sp, pair_mod, close_reach, cell_size = tab
-    dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack, rw = scratch
+    dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack = scratch
     C = W.shape[1]
     if tracing:
         events.emit(ev, cnt, EV_ROUND, rnd, 0, 0, 0, 0, 0, 0)
-    _start(seed, g, rnd, W, ct, flags[G_INJ_ALL], rw, tracing, ev, cnt)
+    _start(seed, g, rnd, W, ct, flags[G_INJ_ALL], tracing, ev, cnt)
     decide_all(W, SL, ct, cf, st, dist, close_reach, cell_size, flags[G_SIDES], rnd, uses, pol, obs, stack)
     _constrain(W, ct)
     _flee(W, rnd, tracing, ev, cnt)
@@ -35,11 +35,11 @@ def play_round_core(seed, g, rnd, W, SL, tab, pol, scratch, tracing, ev, cnt):
     for c in range(C):
         W[W_CAN_ATTACK, c] = W[W_CAN_ACT, c] and ATTACKING[W[W_ACTION, c]]
         W[W_RTAKEN, c], W[W_RDEALT, c], W[W_UPSET, c], W[W_PENDING, c], W[W_BLOCKED, c] = 0, 0, 0, 0, 0
-    _attack_slots(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, rw)
+    _attack_slots(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf)
     attacks.resolve(seed, g, rnd, SL[L_NOW], W, SL, ct, st, pair_mod, flags, adj, tracing, ev, cnt)
-    apply_and_check(seed, g, rnd, 0, flags[G_CHECK_NOW], W, ct, flags, rw, tracing, ev, cnt)
+    apply_and_check(seed, g, rnd, 0, flags[G_CHECK_NOW], W, ct, flags, tracing, ev, cnt)
     if not flags[G_CHECK_NOW]:
-        settle_pending(seed, g, rnd, W, ct, flags, rw, tracing, ev, cnt)
+        settle_pending(seed, g, rnd, W, ct, flags, tracing, ev, cnt)
     for c in range(C):
         if flags[G_SLEEP_WAKES] and W[W_ASLEEP, c] and W[W_RTAKEN, c] > 0:
             W[W_ASLEEP, c] = 0
@@ -56,7 +56,7 @@ def play_round_core(seed, g, rnd, W, SL, tab, pol, scratch, tracing, ev, cnt):
 
 
 @rule
-def _attack_slots(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, rw):
+def _attack_slots(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf):
     # Every slot of a combatant who attacks strikes a target in reach; of alternative
     # weapons only the first that reaches one (round._slots with one-action weapons).
     used = False
@@ -66,7 +66,7 @@ def _attack_slots(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, rw
             used = False
         t = -1
         if W[W_CAN_ATTACK, o] and not (st[S_ALT, a] and used):
-            t = _target(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, rw, False, a)
+            t = _target(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, False, a)
         used |= t >= 0
         SL[L_TARGET, a] = t
         SL[L_ACTING, a] = t >= 0

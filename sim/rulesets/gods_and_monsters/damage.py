@@ -3,15 +3,14 @@ from __future__ import annotations
 
 from sim import events, keyed
 from sim.rulesets.base import DEAD, STANDING, UNCONSCIOUS
-from sim.rulesets.gods_and_monsters import rolls
 from sim.rulesets.gods_and_monsters.schema import SURPRISED_ROLL_PENALTY
 from sim.rulesets.gods_and_monsters.tables import (
-    C_FORT, C_HALF, C_USES_VERVE, DEATH_GUIDE, EV_CONSCIOUS, EV_DIES, EV_TAKES, G_GUIDE, HEALTH, W_DOWN, W_INJ,
+    C_FORT, C_USES_VERVE, DEATH_GUIDE, EV_CONSCIOUS, EV_DIES, EV_TAKES, G_GUIDE, HEALTH, W_DOWN, W_INJ,
     W_OWED, W_PDIRECT, W_PENDING, W_PTAKEN, W_RTAKEN, W_STATUS, W_SURPRISED, W_SURV, W_VERVE, rule)
 
 
 @rule
-def apply_and_check(seed, g, rnd, k, check_now, W, ct, flags, rw, tracing, ev, cnt):
+def apply_and_check(seed, g, rnd, k, check_now, W, ct, flags, tracing, ev, cnt):
     """W_PTAKEN (verve first where fighting is archetypal, then survival, then injuries)
     and W_PDIRECT (injuries straight: knockout and killing blows) land; a roll to stay
     conscious is owed when survival just reached 0 or injuries grew. k keys the rolls."""
@@ -41,21 +40,21 @@ def apply_and_check(seed, g, rnd, k, check_now, W, ct, flags, rw, tracing, ev, c
         if not W[W_OWED, c]:
             continue
         if check_now:
-            health_check(seed, g, rnd, k, c, W, ct, flags, rw, tracing, ev, cnt)
+            health_check(seed, g, rnd, k, c, W, ct, flags, tracing, ev, cnt)
         else:
             W[W_PENDING, c] = 1
 
 
 @rule
-def settle_pending(seed, g, rnd, W, ct, flags, rw, tracing, ev, cnt):
+def settle_pending(seed, g, rnd, W, ct, flags, tracing, ev, cnt):
     for c in range(W.shape[1]):
         if W[W_PENDING, c]:
             W[W_PENDING, c] = 0
-            health_check(seed, g, rnd, 0, c, W, ct, flags, rw, tracing, ev, cnt)
+            health_check(seed, g, rnd, 0, c, W, ct, flags, tracing, ev, cnt)
 
 
 @rule
-def health_check(seed, g, rnd, k, c, W, ct, flags, rw, tracing, ev, cnt):
+def health_check(seed, g, rnd, k, c, W, ct, flags, tracing, ev, cnt):
     # Death first: a combatant past its limit is dead whether or not it stays conscious.
     inj, fort = W[W_INJ, c], ct[C_FORT, c]
     if flags[G_GUIDE]:
@@ -71,8 +70,7 @@ def health_check(seed, g, rnd, k, c, W, ct, flags, rw, tracing, ev, cnt):
     # "In subsequent rounds" a surprised combatant's rolls are at -3: not in the first.
     surprised_pen = SURPRISED_ROLL_PENALTY * W[W_SURPRISED, c] if rnd > 1 else 0
     need = fort - inj - surprised_pen
-    # Phase 0 (the one phase of simultaneous resolution) from the round's ROUND_ROLLS.
-    r = rolls.die(rw, 20, seed, g, rnd, ct[C_HALF, c] + 1) if k == 0 else keyed.die(20, seed, g, rnd, HEALTH, c, k)
+    r = keyed.die(20, seed, g, rnd, HEALTH, c, k)
     faints = r > need
     if faints:
         W[W_STATUS, c], W[W_DOWN, c] = UNCONSCIOUS, rnd

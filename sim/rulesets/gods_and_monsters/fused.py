@@ -12,21 +12,21 @@ core round reads; damage is rolled only for blows that land (a miss's is never r
 """
 from __future__ import annotations
 
+import numpy as np
 
 from sim import keyed, targeting
 from sim.rulesets.base import DEAD, DRAW, FLED, STANDING, UNCONSCIOUS, UNFINISHED
-from sim.rulesets.gods_and_monsters import rolls
 from sim.rulesets.gods_and_monsters.decide import family_action
 from sim.rulesets.gods_and_monsters.moves import distances
 from sim.rulesets.gods_and_monsters.schema import SURPRISED_DEFENSE_PENALTY, SURPRISED_ROLL_PENALTY
 from sim.rulesets.gods_and_monsters.stall import STALL_EVERY, STALL_ROUNDS, fingerprint
 from sim.rulesets.gods_and_monsters.tables import (
-    ATTACK, ATTACKING, C_COVER, C_HALF, C_DEFENSE, C_DRAWN0, C_EVASION, C_FIRST_SLOT, C_FORT, C_QUICK_DRAW, C_SIDE,
+    ATTACK, ATTACKING, C_COVER, C_DEFENSE, C_DRAWN0, C_EVASION, C_FIRST_SLOT, C_FORT, C_QUICK_DRAW, C_SIDE,
     C_SLEEPER, C_SNAP_T, C_SURPRISE_T, C_SURV, C_TMODE, C_USES_VERVE, C_VERVE, C_WARRIOR, C_X0, C_Y0, COVER_TABLE,
     DEATH_GUIDE, DRAW_ROLL, FLEE, FOCUS_SITE, G_COVER_MELEE, G_FIRST_PEN, G_GUIDE, G_INJ_ALL,
-    G_LOSE_ROUND, G_METRIC, G_SIDES, G_SLEEP_WAKES, G_SLEEPERS, G_UNAWARE, HOLD, IMMOBILE, K_SLOT_DAMAGE,
-    MANEUVER, ND_ATTACK, ND_DAMAGE, NEVER, S_ALT, S_BASE, S_DBONUS, S_DCOUNT,
-    S_DSIDES, S_HALF, S_OWNER, S_RANGED, S_REACH, SLOT_ROLLS, UNAWARE, W_ACTION, W_ASLEEP, W_ATT_PEN,
+    G_LOSE_ROUND, G_METRIC, G_SIDES, G_SLEEP_WAKES, G_SLEEPERS, G_UNAWARE, HEALTH, HOLD, IMMOBILE, K_SLOT_ATTACK,
+    K_SLOT_DAMAGE, MANEUVER, ND_ATTACK, ND_DAMAGE, NEVER, S_ALT, S_BASE, S_DBONUS, S_DCOUNT,
+    S_DSIDES, S_OWNER, S_RANGED, S_REACH, SLOT_ROLLS, SNAP, SURPRISE, UNAWARE, W_ACTION, W_ASLEEP, W_ATT_PEN,
     W_ATTACKS, W_CAN_ACT, W_COVERING, W_DEALT, W_DEF, W_DOWN, W_DRAWN, W_HELD_BY, W_HITS, W_HOLDING, W_INJ,
     W_LAST_DEALT, W_LAST_TAKEN, W_PTAKEN, W_RDEALT, W_ROLL_PEN, W_STATUS, W_SURPRISED, W_SURV, W_TAKEN, W_TMODE,
     W_VERVE, W_WAKE, W_WAS_SURPRISED, W_WHY, W_X, W_Y, WITHDRAW, inline, rule)
@@ -38,7 +38,7 @@ MAX_FUSED = 63  # combatants an int64 bitmask holds
 def play_core_chunk(seed, first, n, max_rounds, tab, out, W, SL, scratch, masks):
     """kernel.play_chunk for a core scenario, no trace, no start; masks: (7, max(A, C)) work."""
     flags, ct, cf, st, sp, pair_mod, close_reach, cell_size = tab
-    dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack, rw = scratch
+    dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack = scratch
     winner, rounds, o_attacks, o_hits, o_dealt, o_taken, o_status, o_down, o_surprised, o_verve, o_surv, o_inj, \
         stalled = out
     C = W.shape[1]
@@ -64,8 +64,8 @@ def play_core_chunk(seed, first, n, max_rounds, tab, out, W, SL, scratch, masks)
         need_focus |= ct[C_TMODE, c] == targeting.FOCUS
     for i in range(n):
         g = first + i
-        up = _fresh(seed, g, W, ct, flags, focus, masks, n_sur, rw)
-        w, played = _skirmish(seed, g, max_rounds, W, SL, ct, cf, st, flags, pair_mod, uses, focus, masks, rw, up,
+        up = _fresh(seed, g, W, ct, flags, focus, masks, n_sur)
+        w, played = _skirmish(seed, g, max_rounds, W, SL, ct, cf, st, flags, pair_mod, uses, focus, masks, up,
                               need_focus, stalled)
         winner[i], rounds[i] = w, played
         for c in range(C):
@@ -76,7 +76,7 @@ def play_core_chunk(seed, first, n, max_rounds, tab, out, W, SL, scratch, masks)
 
 
 @inline
-def _fresh(seed, g, W, ct, flags, focus, masks, n_sur, rw):
+def _fresh(seed, g, W, ct, flags, focus, masks, n_sur):
     # The rows a skirmish's rounds change, as kernel.play_chunk sets them; the standing mask.
     up = 0
     for c in range(W.shape[1]):
@@ -87,11 +87,11 @@ def _fresh(seed, g, W, ct, flags, focus, masks, n_sur, rw):
         W[W_SURPRISED, c], W[W_WAS_SURPRISED, c] = 0, 0
         W[W_DRAWN, c] = ct[C_DRAWN0, c]
         up |= 1 << c
-    # The surprise rolls (masks[6, :n_sur]: who rolls), round 1's numbers for snapping out.
-    rolls.forget(rw)
+    # The surprise rolls (masks[6, :n_sur]: who rolls), their evaluations in one loop.
+    keyed.blocks_into(masks[1:5], masks[6], n_sur, seed, g, 0, SURPRISE, 0)
     for j in range(n_sur):
         c = masks[6, j]
-        s = rolls.die(rw, 20, seed, g, 1, ct[C_HALF, c]) > ct[C_SURPRISE_T, c]
+        s = keyed.die_first_word(masks[1, j], 20, seed, g, 0, SURPRISE, c, 0) > ct[C_SURPRISE_T, c]
         W[W_SURPRISED, c], W[W_WAS_SURPRISED, c] = s, s
     for c in range(W.shape[1]):
         W[W_ASLEEP, c] = flags[G_SLEEPERS] and W[W_SURPRISED, c] and ct[C_SLEEPER, c]
@@ -102,8 +102,7 @@ def _fresh(seed, g, W, ct, flags, focus, masks, n_sur, rw):
 
 
 @inline
-def _skirmish(seed, g, max_rounds, W, SL, ct, cf, st, flags, pair_mod, uses, focus, masks, rw, up, need_focus,
-              stalled):
+def _skirmish(seed, g, max_rounds, W, SL, ct, cf, st, flags, pair_mod, uses, focus, masks, up, need_focus, stalled):
     """(winner, rounds played) of one skirmish from its fresh state."""
     C, n_sides = W.shape[1], flags[G_SIDES]
     watch = max_rounds > STALL_ROUNDS
@@ -116,11 +115,11 @@ def _skirmish(seed, g, max_rounds, W, SL, ct, cf, st, flags, pair_mod, uses, foc
             if unchanged >= STALL_ROUNDS:
                 stalled[0] += 1
                 return UNFINISHED, played
-        up = _begin(seed, g, rnd, W, ct, cf, flags, uses, rw, up)
+        up = _begin(seed, g, rnd, W, ct, cf, flags, uses, up)
         if need_focus:
             _focus(seed, g, rnd, W, ct, n_sides, focus, up)
-        _strike(seed, g, rnd, W, ct, st, flags, pair_mod, focus, masks, rw, up)
-        up = _land(seed, g, rnd, W, ct, flags, rw, up)
+        _strike(seed, g, rnd, W, ct, st, flags, pair_mod, focus, masks, up)
+        up = _land(seed, g, rnd, W, ct, flags, up)
         played = rnd
         sides_left, side = 0, -1
         for s in range(n_sides):
@@ -135,15 +134,20 @@ def _skirmish(seed, g, max_rounds, W, SL, ct, cf, st, flags, pair_mod, uses, foc
 
 
 @inline
-def _begin(seed, g, rnd, W, ct, cf, flags, uses, rw, up):
+def _begin(seed, g, rnd, W, ct, cf, flags, uses, up):
     """Snapping out of surprise, waking, deciding and constraining (reading the round's
     start), then fleeing and the modifiers (round._start .. round._modifiers)."""
     C = W.shape[1]
     inj_all = flags[G_INJ_ALL]
+    zero = np.uint64(0)
+    b, w = -1, (zero, zero, zero, zero)
     for c in range(C):
         pen = W[W_INJ, c] if inj_all else 0
         if rnd > 1 and W[W_SURPRISED, c]:
-            if rolls.die(rw, 20, seed, g, rnd, ct[C_HALF, c]) <= ct[C_SNAP_T, c] - pen:
+            if c // 4 != b:
+                b = c // 4
+                w = keyed.block(seed, g, rnd, SNAP, 0, b)
+            if keyed.die_word_quick(w[c % 4], 20, seed, g, rnd, SNAP, 0, c) <= ct[C_SNAP_T, c] - pen:
                 W[W_SURPRISED, c] = 0
         W[W_ROLL_PEN, c] = pen + (SURPRISED_ROLL_PENALTY * W[W_SURPRISED, c] if rnd > 1 else 0)
         if W[W_ASLEEP, c] and W[W_WAKE, c] <= rnd:
@@ -197,7 +201,7 @@ def _focus(seed, g, rnd, W, ct, n_sides, focus, up):
                 m += 1
         focus[s] = -1
         if m:
-            nth = keyed.pick(m, seed, g, rnd, FOCUS_SITE, s, 0) if m > 1 else 0  # pick(1) is always 0
+            nth = keyed.pick(m, seed, g, rnd, FOCUS_SITE, s, 0)
             for j in range(C):
                 if (up >> j) & 1 and ct[C_SIDE, j] != s:
                     if nth == 0:
@@ -207,7 +211,7 @@ def _focus(seed, g, rnd, W, ct, n_sides, focus, up):
 
 
 @inline
-def _strike(seed, g, rnd, W, ct, st, flags, pair_mod, focus, masks, rw, up):
+def _strike(seed, g, rnd, W, ct, st, flags, pair_mod, focus, masks, up):
     """Every slot of a combatant who attacks picks a target in reach (of alternative
     weapons only the first that reaches one) and rolls its attack against the round's
     start: W_PTAKEN of the targets and the tallies (core._attack_slots, attacks.resolve)."""
@@ -215,8 +219,9 @@ def _strike(seed, g, rnd, W, ct, st, flags, pair_mod, focus, masks, rw, up):
     used = False
     for c in range(C):
         W[W_RDEALT, c] = 0
-    # First which slots roll (nothing the rolls decide changes it), then each one's attack
-    # in slot order.
+    # First which slots roll (nothing the rolls decide changes it), then their blocks two
+    # evaluations in one loop (masks[5]: the slots, masks[1..4]: their words), then each slot's
+    # attack in slot order.
     nr = 0
     for a in range(st.shape[1]):
         o = st[S_OWNER, a]
@@ -229,12 +234,14 @@ def _strike(seed, g, rnd, W, ct, st, flags, pair_mod, focus, masks, rw, up):
         used = True
         masks[5, nr] = a
         nr += 1
+    keyed.blocks_into(masks[1:5], masks[5], nr, seed, g, rnd, SLOT_ROLLS, 0)
     for j in range(nr):
         a = masks[5, j]
         o = st[S_OWNER, a]
         cand = masks[0, a] & up
-        i = st[S_HALF, a]
-        t = _choose(W[W_TMODE, o], cand, W, focus[ct[C_SIDE, o]], rw, seed, g, rnd, i)
+        w0, w1 = np.uint64(masks[1, j]), np.uint64(masks[2, j])
+        w2, w3 = np.uint64(masks[3, j]), np.uint64(masks[4, j])
+        t = _choose(W[W_TMODE, o], cand, W, focus[ct[C_SIDE, o]], keyed.uniform_words(w0, w1))
         level = 0
         if flags[G_UNAWARE] and rnd == 1 and W[W_SURPRISED, t]:
             level = UNAWARE
@@ -243,10 +250,10 @@ def _strike(seed, g, rnd, W, ct, st, flags, pair_mod, focus, masks, rw, up):
         cover = ct[C_COVER, t] if (st[S_RANGED, a] or flags[G_COVER_MELEE]) else 0
         need = (st[S_BASE, a] - W[W_DEF, t] - W[W_ATT_PEN, o] - COVER_TABLE[cover, 0 if ct[C_WARRIOR, t] else 1]
                 + ND_ATTACK[level] + pair_mod[a, t])
-        hit = rolls.die(rw, 20, seed, g, rnd, i + 1) <= need
+        hit = keyed.die_word_quick(w2, 20, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_ATTACK) <= need
         dealt = 0
         if hit:
-            dealt = _damage(seed, g, rnd, st, a, rw, i + 2) + ND_DAMAGE[level]
+            dealt = _damage(seed, g, rnd, st, a, w3) + ND_DAMAGE[level]
         W[W_PTAKEN, t] += dealt
         W[W_TAKEN, t] += dealt
         W[W_ATTACKS, o] += 1
@@ -256,21 +263,19 @@ def _strike(seed, g, rnd, W, ct, st, flags, pair_mod, focus, masks, rw, up):
 
 
 @inline
-def _damage(seed, g, rnd, st, a, rw, i):
-    # attacks._slot_roll_damage: the first die number i of the round, the rest on SLOT_ROLLS.
+def _damage(seed, g, rnd, st, a, word):
+    # attacks._slot_roll_damage: the first die from the slot's block, the rest after it.
     count, sides = st[S_DCOUNT, a], st[S_DSIDES, a]
     total = st[S_DBONUS, a]
     if count > 0:
-        total += rolls.die(rw, sides, seed, g, rnd, i)
+        total += keyed.die_word_quick(word, sides, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_DAMAGE)
         total += keyed.dice4(count - 1, sides, 0, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_DAMAGE + 1)
     return max(total, 0)
 
 
 @inline
-def _choose(mode, cand, W, focus, rw, seed, g, rnd, i):
-    # targeting.choose on a bitmask, with the uniform of rolls.target_uniform: among m
-    # columns the one a die of m faces (number i of the round) names; `nearest` under
-    # fixed distances ties all: random.
+def _choose(mode, cand, W, focus, u):
+    # targeting.choose on a bitmask; `nearest` under fixed distances ties all: random.
     if mode == targeting.FOCUS and focus >= 0 and (cand >> focus) & 1:
         return focus
     if mode == targeting.WEAKEST or mode == targeting.STRONGEST:
@@ -285,7 +290,7 @@ def _choose(mode, cand, W, focus, rw, seed, g, rnd, i):
     m = 0
     for j in range(W.shape[1]):
         m += (cand >> j) & 1
-    nth = rolls.die(rw, m, seed, g, rnd, i) - 1 if m > 1 else 0
+    nth = min(int(u * m), m - 1)
     for j in range(W.shape[1]):
         if (cand >> j) & 1:
             if nth == 0:
@@ -295,7 +300,7 @@ def _choose(mode, cand, W, focus, rw, seed, g, rnd, i):
 
 
 @inline
-def _land(seed, g, rnd, W, ct, flags, rw, up):
+def _land(seed, g, rnd, W, ct, flags, up):
     """The blows land, the rolls to stay conscious (damage.apply_and_check, checks now),
     waking on damage, withdrawing, and the round's totals for the next decision."""
     for c in range(W.shape[1]):
@@ -313,7 +318,7 @@ def _land(seed, g, rnd, W, ct, flags, rw, up):
             left -= off
             W[W_INJ, c] += left
             if (up >> c) & 1 and ((had_survival and W[W_SURV, c] == 0 and taken > 0) or left > 0):
-                _health_check(seed, g, rnd, c, W, ct, flags, rw)
+                _health_check(seed, g, rnd, c, W, ct, flags)
             if flags[G_SLEEP_WAKES]:
                 W[W_ASLEEP, c] = 0
         if (up >> c) & 1 and (W[W_STATUS, c] != STANDING or W[W_ACTION, c] == WITHDRAW):
@@ -325,7 +330,7 @@ def _land(seed, g, rnd, W, ct, flags, rw, up):
 
 
 @inline
-def _health_check(seed, g, rnd, c, W, ct, flags, rw):
+def _health_check(seed, g, rnd, c, W, ct, flags):
     # damage.health_check with k = 0 (the one phase of simultaneous resolution).
     inj, fort = W[W_INJ, c], ct[C_FORT, c]
     if flags[G_GUIDE]:
@@ -337,5 +342,5 @@ def _health_check(seed, g, rnd, c, W, ct, flags, rw):
         W[W_STATUS, c], W[W_DOWN, c] = DEAD, rnd
         return
     pen = SURPRISED_ROLL_PENALTY * W[W_SURPRISED, c] if rnd > 1 else 0
-    if rolls.die(rw, 20, seed, g, rnd, ct[C_HALF, c] + 1) > fort - inj - pen:
+    if keyed.die(20, seed, g, rnd, HEALTH, c, 0) > fort - inj - pen:
         W[W_STATUS, c], W[W_DOWN, c] = UNCONSCIOUS, rnd

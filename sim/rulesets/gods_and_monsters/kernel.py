@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from sim import events, keyed
 from sim.rulesets.base import DRAW, STANDING, UNFINISHED
-from sim.rulesets.gods_and_monsters import rolls
 from sim.rulesets.gods_and_monsters.carry import carry_in
 from sim.rulesets.gods_and_monsters.core import play_round_core
 from sim.rulesets.gods_and_monsters.fused import MAX_FUSED, play_core_chunk
@@ -12,9 +11,9 @@ from sim.rulesets.gods_and_monsters.round import emit_map, play_round
 from sim.rulesets.gods_and_monsters.moves import distances
 from sim.rulesets.gods_and_monsters.stall import STALL_EVERY, STALL_ROUNDS, fingerprint
 from sim.rulesets.gods_and_monsters.tables import (
-    C_DRAWN0, C_HALF, C_SCATTER, C_SIDE, C_SLEEPER, C_SURPRISE_T, C_SURV, C_VERVE, C_X0, C_Y0, EV_SLEEPS, EV_STALLED,
+    C_DRAWN0, C_SCATTER, C_SIDE, C_SLEEPER, C_SURPRISE_T, C_SURV, C_VERVE, C_X0, C_Y0, EV_SLEEPS, EV_STALLED,
     EV_SURPRISE, EV_UNFINISHED, G_CORE, G_METRIC, G_SIDES, G_SLEEPERS, L_FREE_USED, L_LOADED, NEVER, P_USES, PLACE,
-    S_LOADED0, W_ASLEEP, W_ATTACKS, W_HITS, W_TAKEN, W_CAST_LAST, W_COVERING, W_DEALT, W_DOWN, W_DRAWN,
+    S_LOADED0, SURPRISE, W_ASLEEP, W_ATTACKS, W_HITS, W_TAKEN, W_CAST_LAST, W_COVERING, W_DEALT, W_DOWN, W_DRAWN,
     W_HELD_BY, W_HOLDING, W_INJ, W_STATUS, W_SURPRISED, W_SURV, W_VERVE, W_WAKE, W_WAS_SURPRISED, W_X, W_Y, rule)
 
 
@@ -23,7 +22,7 @@ from sim.rulesets.gods_and_monsters.tables import (
 def play_chunk(seed, first, n, max_rounds, tab, pol, zone, zone_ptr, start, out, W, SL, scratch, zbuf,
                trace_skirmish, ev, cnt, masks):
     flags, ct, cf, st, sp, pair_mod, close_reach, cell_size = tab
-    dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack, rw = scratch
+    dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack = scratch
     has_start, s_verve, s_surv, s_inj, s_status, s_surprised, carried = start
     winner, rounds, o_attacks, o_hits, o_dealt, o_taken, o_status, o_down, o_surprised, o_verve, o_surv, o_inj, \
         stalled = out
@@ -38,7 +37,6 @@ def play_chunk(seed, first, n, max_rounds, tab, pol, zone, zone_ptr, start, out,
         g = first + i
         tracing = i == trace_skirmish
         W[:, :] = 0
-        rolls.forget(rw)
         for c in range(C):
             if has_start:
                 W[W_STATUS, c], W[W_VERVE, c] = s_status[i, c], s_verve[i, c]
@@ -46,8 +44,7 @@ def play_chunk(seed, first, n, max_rounds, tab, pol, zone, zone_ptr, start, out,
             else:
                 W[W_VERVE, c], W[W_SURV, c] = ct[C_VERVE, c], ct[C_SURV, c]
                 if ct[C_SURPRISE_T, c] < NEVER:
-                    # Round 1's number for snapping out, which nobody rolls in round 1.
-                    r = rolls.die(rw, 20, seed, g, 1, ct[C_HALF, c])
+                    r = keyed.die(20, seed, g, 0, SURPRISE, c, 0)
                     W[W_SURPRISED, c] = r > ct[C_SURPRISE_T, c]
                     if tracing:
                         events.emit(ev, cnt, EV_SURPRISE, 0, c, r, ct[C_SURPRISE_T, c], W[W_SURPRISED, c], 0, 0)

@@ -8,23 +8,25 @@ W_* in tables.py), SL its attack slots.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from sim import events, keyed, targeting
 from sim.rulesets.base import FLED, STANDING
-from sim.rulesets.gods_and_monsters import attacks, holds, moves, rolls, spells
+from sim.rulesets.gods_and_monsters import attacks, holds, moves, spells
 from sim.rulesets.gods_and_monsters.damage import apply_and_check, settle_pending
 from sim.rulesets.gods_and_monsters.decide import decide_all
 from sim.rulesets.gods_and_monsters.schema import (
     IMMOBILIZER_DEFENSE_PENALTY, SURPRISED_DEFENSE_PENALTY, SURPRISED_ROLL_PENALTY)
 from sim.rulesets.gods_and_monsters.tables import (
-    ATTACK, ATTACKING, C_DEFENSE, C_EVASION, C_FIRST_SLOT, C_HALF, C_HOLD_ATTACK, C_LEVEL, C_NSLOT, C_PERCEPTION,
+    ATTACK, ATTACKING, C_DEFENSE, C_EVASION, C_FIRST_SLOT, C_HOLD_ATTACK, C_LEVEL, C_NSLOT, C_PERCEPTION,
     C_QUICK_DRAW, C_RELOAD, C_SIDE, C_SNAP_T, C_TIE_UP, C_WARRIOR, CAST, COVER, DRAW_ROLL, EV_AIM, EV_DRAW,
     EV_FALLS_FIRST, EV_FLEE, EV_LEAD, EV_LOAD, EV_MAP, EV_MOVE, EV_POS, EV_LOST_ROUND, EV_ROUND, EV_SNAP,
     EV_SPELL_DISRUPTED, EV_WAKE, EV_WAKES_HIT, EV_WITHDRAW, FLEE, FOCUS_SITE, G_ADJ, G_AIM, G_CALLED, G_HOLDS,
-    G_LEAD, G_MULTI, G_SPELLS, NEAREST, STRONGEST, WEAKEST, L_WORD_ATTACK, L_WORD_DAMAGE, G_CHECK_NOW,
+    G_LEAD, G_MULTI, G_SPELLS, NEAREST, SLOT_ROLLS, STRONGEST, WEAKEST, L_WORD_ATTACK, L_WORD_DAMAGE, G_CHECK_NOW,
     G_FIRST_PEN, G_INJ_ALL, G_LOSE_ROUND, G_MAY_MOVE, G_PHASES, G_SIDES, G_SLEEP_WAKES, G_USE_NEAREST,
     HELD_IMMOBILIZED, HELD_NONE, HOLD, K_CALLED_PHASE, K_GRAB, K_HOLD_BREAK, L_ACTING, L_ATTACKING, L_FREE_NOW,
     L_FREE_USED, L_KIND, L_LOADED, L_NOW, L_REACHES, L_RELOAD, L_TARGET, L_USABLE, LEAD, LEAD_ROLL, MANEUVER,
-    NORMAL, RELOAD, S_ACTIONS, S_ALT, S_HALF, S_OWNER, S_RANGED, S_REACH, TIE_UP, W_ACTION, W_ACTIVE, W_AIM_T,
+    NORMAL, RELOAD, S_ACTIONS, S_ALT, S_OWNER, S_RANGED, S_REACH, SNAP, TIE_UP, W_ACTION, W_ACTIVE, W_AIM_T,
     W_ASLEEP, W_ATT_PEN, W_BLOCKED, W_BOUND, W_BUSY, W_CAN_ACT, W_CAN_ATTACK, W_CAST_LAST, W_CASTING, W_COVERING,
     W_DEF, W_DOWN, W_DRAWN, W_FIRING, W_FORCED, W_GRABBING, W_HELD, W_HOLDING, W_IN_CLOSE, W_INJ, W_LAST_DEALT,
     W_LAST_TAKEN, W_LED, W_LOST, W_MAY_MOVE, W_MOVED, W_ON_HELD, W_PENDING, W_PRE_HELD, W_PX, W_PY, W_RDEALT,
@@ -35,11 +37,11 @@ from sim.rulesets.gods_and_monsters.tables import (
 @rule
 def play_round(seed, g, rnd, W, SL, tab, pol, scratch, tracing, ev, cnt):
     flags, ct, cf, st, sp, pair_mod, close_reach, cell_size = tab
-    dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack, rw = scratch
+    dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack = scratch
     C, A = W.shape[1], SL.shape[1]
     if tracing:
         events.emit(ev, cnt, EV_ROUND, rnd, 0, 0, 0, 0, 0, 0)
-    _start(seed, g, rnd, W, ct, flags[G_INJ_ALL], rw, tracing, ev, cnt)
+    _start(seed, g, rnd, W, ct, flags[G_INJ_ALL], tracing, ev, cnt)
     decide_all(W, SL, ct, cf, st, dist, close_reach, cell_size, flags[G_SIDES], rnd, uses, pol, obs, stack)
     _constrain(W, ct)
     _flee(W, rnd, tracing, ev, cnt)
@@ -69,7 +71,7 @@ def play_round(seed, g, rnd, W, SL, tab, pol, scratch, tracing, ev, cnt):
             W[W_ACTION, c] = ATTACK
         W[W_CAN_ATTACK, c] = W[W_CAN_ACT, c] and ATTACKING[W[W_ACTION, c]]
 
-    _slots(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, flags, rw)
+    _slots(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, flags)
     if flags[G_CALLED]:
         attacks.kinds(W, SL, ct, st)
     if flags[G_HOLDS]:
@@ -88,7 +90,7 @@ def play_round(seed, g, rnd, W, SL, tab, pol, scratch, tracing, ev, cnt):
             W[W_STAND0, c] = W[W_STATUS, c] == STANDING
         attacks.resolve(seed, g, rnd, SL[L_NOW], W, SL, ct, st, pair_mod, flags, adj, tracing, ev, cnt)
         holds.grabs(seed, g, rnd, W, SL, ct, st, tracing, ev, cnt)
-        apply_and_check(seed, g, rnd, K_CALLED_PHASE, True, W, ct, flags, rw, tracing, ev, cnt)
+        apply_and_check(seed, g, rnd, K_CALLED_PHASE, True, W, ct, flags, tracing, ev, cnt)
         for c in range(C):
             cand[c] = W[W_STAND0, c] == 1
         attacks.agility_blocks(seed, g, rnd, W, SL, ct, st, flags, cand)
@@ -99,8 +101,8 @@ def play_round(seed, g, rnd, W, SL, tab, pol, scratch, tracing, ev, cnt):
                 if tracing:
                     events.emit(ev, cnt, EV_FALLS_FIRST, rnd, c, W[W_BLOCKED, c], 0, 0, 0, 0)
 
-    _phases(seed, g, rnd, W, SL, tab, dist, uses, focus, cand, hbuf, dbuf, adj, rw, tracing, ev, cnt)
-    _after(seed, g, rnd, W, SL, ct, st, flags, adj, rw, tracing, ev, cnt)
+    _phases(seed, g, rnd, W, SL, tab, dist, uses, focus, cand, hbuf, dbuf, adj, tracing, ev, cnt)
+    _after(seed, g, rnd, W, SL, ct, st, flags, adj, tracing, ev, cnt)
     for c in range(C):
         W[W_CAST_LAST, c] = W[W_CASTING, c]
         W[W_LAST_DEALT, c], W[W_LAST_TAKEN, c] = W[W_RDEALT, c], W[W_RTAKEN, c]
@@ -127,13 +129,19 @@ def _movement(seed, g, rnd, W, flags, ct, dist, focus, cand, hbuf, dbuf, tracing
 
 
 @rule
-def _start(seed, g, rnd, W, ct, inj_all, rw, tracing, ev, cnt):
+def _start(seed, g, rnd, W, ct, inj_all, tracing, ev, cnt):
     C = W.shape[1]
+    zero = np.uint64(0)
+    b, w = -1, (zero, zero, zero, zero)
     for c in range(C):
         pen = W[W_INJ, c] if inj_all else 0
-        # Snapping out of surprise, at the start of every round after the first.
+        # Snapping out of surprise, at the start of every round after the first: a blocked
+        # site, combatant c's roll number c (one evaluation for four combatants).
         if rnd > 1 and W[W_SURPRISED, c]:
-            r = rolls.die(rw, 20, seed, g, rnd, ct[C_HALF, c])
+            if c // 4 != b:
+                b = c // 4
+                w = keyed.block(seed, g, rnd, SNAP, 0, b)
+            r = keyed.die_word_quick(w[c % 4], 20, seed, g, rnd, SNAP, 0, c)
             snapped = r <= ct[C_SNAP_T, c] - pen
             if tracing and W[W_STATUS, c] == STANDING:
                 events.emit(ev, cnt, EV_SNAP, rnd, c, r, ct[C_SNAP_T, c] - pen, int(snapped), 0, 0)
@@ -194,7 +202,7 @@ def _update_focus(seed, g, rnd, W, ct, n_sides, focus):
                 m += 1
         focus[s] = -1
         if m:
-            nth = keyed.pick(m, seed, g, rnd, FOCUS_SITE, s, 0) if m > 1 else 0  # pick(1) is always 0
+            nth = keyed.pick(m, seed, g, rnd, FOCUS_SITE, s, 0)
             for j in range(C):
                 if W[W_STATUS, j] == STANDING and ct[C_SIDE, j] != s:
                     if nth == 0:
@@ -283,15 +291,14 @@ def _candidates(W, ct, st, dist, a, cand):
 
 
 @rule
-def _target(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, rw, use_nearest, a):
+def _target(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, use_nearest, a):
     o = st[S_OWNER, a]
     if not _candidates(W, ct, st, dist, a, cand):
         return -1
-    # The target's number now, the attack roll's and first damage die's kept for
-    # attacks.resolve (every slot with a target has them this round).
-    i = st[S_HALF, a]
-    SL[L_WORD_ATTACK, a] = rolls.half(rw, seed, g, rnd, i + 1)
-    SL[L_WORD_DAMAGE, a] = rolls.half(rw, seed, g, rnd, i + 2)
+    # One evaluation: the target's uniform now, the attack roll and first damage die kept
+    # for attacks.resolve (every slot with a target has them this round).
+    w0, w1, w2, w3 = keyed.block(seed, g, rnd, SLOT_ROLLS, a, 0)
+    SL[L_WORD_ATTACK, a], SL[L_WORD_DAMAGE, a] = w2, w3
     h = W[W_HOLDING, o]
     if W[W_FORCED, o] and h >= 0 and cand[h]:
         return h  # a holder strikes the target it holds immobilized
@@ -303,13 +310,11 @@ def _target(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, rw, use_
     elif mode == NEAREST:
         for j in range(W.shape[1]):
             dbuf[j] = 0.0
-    f = focus[ct[C_SIDE, o]]
-    return targeting.choose(mode, cand, hbuf, dbuf, f, rolls.target_uniform(rw, mode, cand, hbuf, dbuf, f, seed, g,
-                                                                             rnd, i))
+    return targeting.choose(mode, cand, hbuf, dbuf, focus[ct[C_SIDE, o]], keyed.uniform_words(w0, w1))
 
 
 @rule
-def _slots(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, flags, rw):
+def _slots(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, flags):
     """Which attack slots act this round, reloading multi-action weapons, and their targets."""
     A, C = SL.shape[1], W.shape[1]
     use_nearest = flags[G_USE_NEAREST]
@@ -344,7 +349,7 @@ def _slots(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, flags, rw
                 if SL[L_USABLE, b]:
                     act = False
         SL[L_ACTING, a] = act
-        SL[L_TARGET, a] = _target(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, rw, use_nearest, a) \
+        SL[L_TARGET, a] = _target(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, use_nearest, a) \
             if act or a == ct[C_FIRST_SLOT, o] else -1
     for c in range(C):
         W[W_AIM_T, c] = SL[L_TARGET, ct[C_FIRST_SLOT, c]]
@@ -378,7 +383,7 @@ def _grabbing(W, SL, ct, st):
 
 
 @rule
-def _phases(seed, g, rnd, W, SL, tab, dist, uses, focus, cand, hbuf, dbuf, adj, rw, tracing, ev, cnt):
+def _phases(seed, g, rnd, W, SL, tab, dist, uses, focus, cand, hbuf, dbuf, adj, tracing, ev, cnt):
     flags, ct, cf, st, sp, pair_mod, close_reach, cell_size = tab
     C, A = W.shape[1], SL.shape[1]
     phases = flags[G_PHASES]
@@ -397,7 +402,7 @@ def _phases(seed, g, rnd, W, SL, tab, dist, uses, focus, cand, hbuf, dbuf, adj, 
             now = (SL[L_ATTACKING, a] and SL[L_KIND, a] == NORMAL and W[W_ACTIVE, o]
                    and (phases == 1 or ct[C_SIDE, o] == p))
             if now and phases > 1:
-                SL[L_TARGET, a] = _target(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, rw,
+                SL[L_TARGET, a] = _target(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf,
                                           flags[G_USE_NEAREST], a)
                 now = SL[L_TARGET, a] >= 0
             SL[L_NOW, a] = now
@@ -411,12 +416,12 @@ def _phases(seed, g, rnd, W, SL, tab, dist, uses, focus, cand, hbuf, dbuf, adj, 
                     spells.cast(seed, g, rnd, W, ct, sp, uses, c, tracing, ev, cnt)
         for c in range(C):
             cand[c] = W[W_STATUS, c] == STANDING
-        apply_and_check(seed, g, rnd, p, flags[G_CHECK_NOW], W, ct, flags, rw, tracing, ev, cnt)
+        apply_and_check(seed, g, rnd, p, flags[G_CHECK_NOW], W, ct, flags, tracing, ev, cnt)
         for c in range(C):
             if cand[c] and W[W_STATUS, c] != STANDING:
                 W[W_ACTIVE, c] = 0
     if not flags[G_CHECK_NOW]:
-        settle_pending(seed, g, rnd, W, ct, flags, rw, tracing, ev, cnt)
+        settle_pending(seed, g, rnd, W, ct, flags, tracing, ev, cnt)
 
 
 @rule
@@ -427,7 +432,7 @@ def emit_map(W, rnd, ev, cnt):
 
 
 @rule
-def _after(seed, g, rnd, W, SL, ct, st, flags, adj, rw, tracing, ev, cnt):
+def _after(seed, g, rnd, W, SL, ct, st, flags, adj, tracing, ev, cnt):
     """The end of the round: waking, loading, holds, tying up, taking aim, withdrawing."""
     C, A = W.shape[1], SL.shape[1]
     for c in range(C):
@@ -448,7 +453,7 @@ def _after(seed, g, rnd, W, SL, ct, st, flags, adj, rw, tracing, ev, cnt):
         if SL[L_ATTACKING, a]:
             SL[L_LOADED, a], SL[L_FREE_USED, a] = 0, 0
     if flags[G_HOLDS]:
-        _hold_end(seed, g, rnd, W, SL, ct, st, flags, adj, rw, tracing, ev, cnt)
+        _hold_end(seed, g, rnd, W, SL, ct, st, flags, adj, tracing, ev, cnt)
     for c in range(C if flags[G_AIM] else 0):  # else W_COVERING stays -1 from the start
         aiming = W[W_CAN_ACT, c] and W[W_ACTION, c] == COVER and W[W_STATUS, c] == STANDING
         t = W[W_AIM_T, c]
@@ -469,7 +474,7 @@ def _after(seed, g, rnd, W, SL, ct, st, flags, adj, rw, tracing, ev, cnt):
 
 
 @rule
-def _hold_end(seed, g, rnd, W, SL, ct, st, flags, adj, rw, tracing, ev, cnt):
+def _hold_end(seed, g, rnd, W, SL, ct, st, flags, adj, tracing, ev, cnt):
     C, A = W.shape[1], SL.shape[1]
     for c in range(C):
         W[W_ON_HELD, c] = 0
@@ -478,6 +483,6 @@ def _hold_end(seed, g, rnd, W, SL, ct, st, flags, adj, rw, tracing, ev, cnt):
         if SL[L_ATTACKING, a] and SL[L_TARGET, a] == W[W_HOLDING, o]:
             W[W_ON_HELD, o] = 1  # the holder attacked its target
     holds.hold_contests(seed, g, rnd, W, ct, st, tracing, ev, cnt)
-    apply_and_check(seed, g, rnd, K_HOLD_BREAK, True, W, ct, flags, rw, tracing, ev, cnt)
+    apply_and_check(seed, g, rnd, K_HOLD_BREAK, True, W, ct, flags, tracing, ev, cnt)
     holds.tie_up(W, adj, rnd, tracing, ev, cnt)
     holds.release(W)

@@ -27,13 +27,7 @@ FAR = bf.FAR
 (SURPRISE, SNAP, TARGET, ATTACK_ROLL, DAMAGE, HEALTH, DEATH_GUIDE, FOCUS_SITE, PLACE, DRAW_ROLL, LEAD_ROLL,
  SPELL_SAVE, SPELL_DAMAGE, DISRUPT, KO_SAVE, CARRIED_SAVE, CARRIED_DAMAGE, AGILITY_ATT, AGILITY_TGT, REACTION,
  EXTRA_ATTACK, EXTRA_DAMAGE, BYSTANDER, STRAY, GRAB_DODGE, HOLD_BREAK, HOLD_KEEP, MOVE_GOAL, SPELL_TARGET,
- SLOT_ROLLS, ROUND_ROLLS) = range(1, 32)
-# ROUND_ROLLS is read as halves (keyed.die_half): a round's small dice of the whole
-# skirmish from ceil(H / 8) evaluations (actor 0, block b = number // 8), H = 2C + 3A
-# numbers in a layout fixed at build: combatant c's snap-out roll at C_HALF (in round 1,
-# where nobody snaps out, its surprise roll) and its stay-conscious roll (phase 0) after
-# it, then each of its slots' target choice, attack roll and first damage die from
-# S_HALF. SLOT_ROLLS keeps a slot's further damage dice (k from K_SLOT_DAMAGE + 1).
+ SLOT_ROLLS) = range(1, 31)
 # SLOT_ROLLS is a blocked site (keyed.block): a slot's numbers of a round from one
 # evaluation, keyed by the slot whatever its target: k 0-1 the target's uniform, k 2
 # the attack roll, k 3.. the damage dice.
@@ -72,13 +66,13 @@ METRIC_CODES = {m: i for i, m in enumerate(bf.METRICS)}  # chebyshev 0, alternat
  C_MOVE_MODE, C_MOVE_CELLS, C_KITE_CELLS, C_TMODE, C_CALLED_WHEN, C_KNOCKOUT, C_KILLING, C_GRAB_WHEN,
  C_HOLD_ATTACK, C_TIE_UP, C_LEAD, C_COVER_AIM, C_CAST, C_RELOAD, C_QUICK_DRAW, C_EXTRA_UNAWARE, C_DRAWN0,
  C_KO_POINTS, C_FLEE_BAD, C_SLEEPER, C_SPELL_FIRST, C_NSPELL, C_X0, C_Y0, C_SCATTER, C_MULTI_SLOT,
- C_HALF, C_SAVE0) = range(48)
+ C_SAVE0) = range(47)
 NCT = C_SAVE0 + len(S.SAVES)
 # --- rows of the float combatant table CF ---
 F_FLEE_BELOW, F_WITHDRAW_BELOW, F_ROUT_BELOW, NCF = range(4)
 # --- rows of the slot table ST (int64, (NST, A)) ---
 (S_OWNER, S_BASE, S_REACH, S_RANGED, S_ACTIONS, S_LOADED0, S_DCOUNT, S_DSIDES, S_DBONUS, S_CSAVE, S_CCOUNT,
- S_CSIDES, S_CBONUS, S_ALT, S_HALF, NST) = range(16)
+ S_CSIDES, S_CBONUS, S_ALT, NST) = range(15)
 # --- rows of the spell table SP ---
 P_OWNER, P_COUNT, P_SIDES, P_BONUS, P_SAVE, P_SLEEP, P_RANGE, P_USES, NSP = range(9)
 
@@ -226,7 +220,6 @@ def build(scenario) -> Setup:
         ct[C_SAVE0:C_SAVE0 + len(saves), i] = saves
         cf[:, i] = (p["flee_below"], p["withdraw_below"], p["rout_below"])
 
-    _lay_out_halves(ct, st)
     melee = np.array([max([int(st[S_REACH, a]) for a in np.flatnonzero(owner == i) if not st[S_RANGED, a]],
                           default=1) for i in range(C)], dtype=np.int64)
     pair_mod = _pair_modifiers(cs, st)
@@ -285,23 +278,6 @@ def _situations(flags, ct, st, sp, cs, n_spells: int) -> None:
     flags[G_LEAD] = bool(ct[C_LEAD].any()) or LEAD in scripted
     flags[G_MULTI] = bool((st[S_ACTIONS] > 1).any())
     flags[G_ADJ] = flags[G_INTO_MELEE] or flags[G_MULTI] or flags[G_HOLDS] or TIE_UP in scripted
-
-
-def _lay_out_halves(ct: np.ndarray, st: np.ndarray) -> None:
-    # ROUND_ROLLS numbers combatant by combatant, so a combatant's dice of a round share
-    # few blocks: those of combatants who are down are seldom evaluated.
-    pos = 0
-    for c in range(ct.shape[1]):
-        ct[C_HALF, c] = pos
-        pos += 2
-        for a in np.flatnonzero(st[S_OWNER] == c):
-            st[S_HALF, a] = pos
-            pos += 3
-
-
-def round_blocks(C: int, A: int) -> int:
-    """Blocks of ROUND_ROLLS a round reads at most (eight numbers each)."""
-    return (2 * C + 3 * A + 7) // 8
 
 
 def _dice_text(dice, extra: int) -> str:
