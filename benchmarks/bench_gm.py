@@ -95,7 +95,7 @@ def write_section(section: str, out: Path = OUT) -> None:
     if TITLE in text:
         start = text.index(TITLE)
         nxt = text.find("\n## ", start + len(TITLE))
-        text = text[:start] + section + (text[nxt + 1:] if nxt >= 0 else "")
+        text = text[:start] + section + ("\n" + text[nxt + 1:] if nxt >= 0 else "")  # the blank line kept
     else:
         text = text.rstrip("\n") + "\n\n" + section
     out.write_text(text, encoding="utf-8")

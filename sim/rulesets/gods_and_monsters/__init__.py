@@ -25,6 +25,9 @@ class GodsAndMonsters:
     compiled = True
     build = staticmethod(tables.build)
     play = staticmethod(_play.play)
+    # A one-process run fills its joined table chunk by chunk (runner.run).
+    new_outcome = staticmethod(_play.new_outcome)
+    play_into = staticmethod(_play.play_into)
     trace = staticmethod(_play.trace)
     warm = staticmethod(_play.warm)
 

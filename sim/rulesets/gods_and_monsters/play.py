@@ -123,13 +123,33 @@ def _start(setup: Setup, start, n: int) -> tuple:
     return (True, *arrays, _conditions(setup, start, n, C))
 
 
-def _run(setup: Setup, seed: int, first: int, n: int, max_rounds: int, start, trace_row: int, buffer):
+def new_outcome(setup: Setup, n: int) -> Outcome:
+    """An Outcome of n rows to be filled (play_into), in the types play returns."""
+    C = setup.ct.shape[1]
+    per = {k: np.empty((n, C), dtype=_DTYPES.get(k, np.int32)) for k in COLUMNS}
+    per["surprised"] = per["surprised"].view(np.bool_)
+    return Outcome(winner=np.empty(n, dtype=np.int16), rounds=np.empty(n, dtype=np.int32), per_combatant=per)
+
+
+def play_into(setup: Setup, seed: int, first_skirmish: int, n: int, max_rounds: int, out: Outcome, row: int) -> int:
+    """play(), the skirmishes written into rows row .. row + n - 1 of `out` (new_outcome):
+    a run of many chunks fills its joined table without copying each chunk again.
+    Returns the number of stalled skirmishes."""
+    rows = slice(row, row + n)
+    per = {k: v[rows].view(np.int8) if k == "surprised" else v[rows] for k, v in out.per_combatant.items()}
+    return _run(setup, seed, first_skirmish, n, max_rounds, None, -1, events.no_buffer(),
+                (out.winner[rows], out.rounds[rows], per)).stalled
+
+
+def _run(setup: Setup, seed: int, first: int, n: int, max_rounds: int, start, trace_row: int, buffer, into=None):
     from sim.rulesets.gods_and_monsters.kernel import play_chunk
     C, A = setup.ct.shape[1], setup.st.shape[1]
     i64 = lambda shape: np.zeros(shape, dtype=np.int64)  # noqa: E731
-    winner, rounds = np.empty(n, dtype=np.int16), np.empty(n, dtype=np.int32)
-    # The kernel writes every row in the outcome's types (surprised as 0/1 bytes, viewed as bool).
-    per = {k: np.empty((n, C), dtype=_DTYPES.get(k, np.int32)) for k in COLUMNS}
+    if into is None:
+        # The kernel writes every row in the outcome's types (surprised as 0/1 bytes, viewed as bool).
+        into = (np.empty(n, dtype=np.int16), np.empty(n, dtype=np.int32),
+                {k: np.empty((n, C), dtype=_DTYPES.get(k, np.int32)) for k in COLUMNS})
+    winner, rounds, per = into
     stalled = i64(1)
     out = (winner, rounds, per["attacks"], per["hits"], per["damage_dealt"], per["damage_taken"],
            per["final_state"], per["down_round"], per["surprised"], per["verve_left"], per["survival_left"],
