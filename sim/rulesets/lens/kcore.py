@@ -11,6 +11,17 @@ from numba import njit
 
 from sim import events, keyed
 from sim.rulesets.lens.ktables import (
+    MAX_TN,
+    R_N_AB,
+    R_N_COND,
+    R_OFF_AB,
+    R_OFF_COND,
+    R_OFF_DROWS,
+    R_OFF_PREFIX,
+    R_OFF_PROB,
+    R_OFF_SI,
+    R_OFF_SMEAN,
+    R_OFF_TAGS,
     ARMOR,
     BODY,
     C_LOSS,
@@ -50,6 +61,54 @@ NEIGHBOURS_X = np.array([1, -1, 0, 0, 1, 1, -1, -1], dtype=np.int64)
 NEIGHBOURS_Y = np.array([0, 0, 1, -1, 1, -1, 1, -1], dtype=np.int64)
 
 _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+
+
+# The scenario's tables travel as K = (ci, cf, rules) (ktables.pack): ci and cf hold the
+# per-combatant integers and floats in their first C rows and every other table below
+# them, found by offsets in `rules`. Three arrays make a call pass some 25 machine words
+# where thirteen tables passed some 140 (a skirmish makes a few hundred calls).
+@_inline
+def ability_row(K, who, ability):
+    """(talent, training, tool, quality modifier) sides of who's ability."""
+    R = K[2]
+    return K[0][R[R_OFF_AB] + who * R[R_N_AB] + ability]
+
+
+@_inline
+def prefix_table(K):
+    """prefix[c, k]: the tag mask of c's first k weapon tags."""
+    return K[0][K[2][R_OFF_PREFIX]:]
+
+
+@_inline
+def slot_table(K):
+    """si[s, X]: the monster attack slots."""
+    return K[0][K[2][R_OFF_SI]:]
+
+
+@_inline
+def slot_mean(K, s):
+    return K[1][K[2][R_OFF_SMEAN] + s, 0]
+
+
+@_inline
+def drow_table(K):
+    """drows[d * DEF_ROWS + outcome, X]: what each defence row does."""
+    return K[0][K[2][R_OFF_DROWS]:]
+
+
+@_inline
+def tag_table(K):
+    """Defeat masks (5), condition masks (4), the count of removable tags, their bits."""
+    return K[0][K[2][R_OFF_TAGS]]
+
+
+@_inline
+def cond_table(K):
+    R = K[2]
+    return K[0][R[R_OFF_COND]:R[R_OFF_COND] + R[R_N_COND]]
+
+
 # The rules themselves are compiled once each and called: inlining every rule into every
 # caller made one kernel of some 10 GB of compiler memory.
 _jit = njit(cache=True, nogil=True, _nrt=False)
@@ -63,14 +122,24 @@ def emit(ev, cnt, ctx, code, a, b, c, d, e, f):
 
 @_inline
 def roll_dice(count, sides, bonus, seed, ctx, site, actor, k0):
+    """count d sides + bonus, die j being number k0 + j of a blocked site: one Philox
+    evaluation serves four dice (sim/keyed.py)."""
     if count <= 0 or sides <= 0:
         return bonus
-    return keyed.dice(count, sides, bonus, seed, ctx[SK], ctx[RND], site, actor, k0)
+    total = np.int64(bonus)
+    zero = np.uint64(0)
+    w = (zero, zero, zero, zero)
+    for j in range(count):
+        k = k0 + j
+        if j == 0 or k % 4 == 0:
+            w = keyed.block(seed, ctx[SK], ctx[RND], site, actor, k // 4)
+        total += keyed.die_word_quick(w[k % 4], sides, seed, ctx[SK], ctx[RND], site, actor, k)
+    return total
 
 
 @_inline
-def _face(sides, seed, ctx, site, actor, k):
-    return keyed.die(sides, seed, ctx[SK], ctx[RND], site, actor, k) if sides > 0 else 0
+def _face(word, sides, seed, ctx, site, actor, k):
+    return keyed.die_word_quick(word, sides, seed, ctx[SK], ctx[RND], site, actor, k) if sides > 0 else 0
 
 
 @_inline
@@ -78,14 +147,18 @@ def challenge(K, who, ability, tn, assist, interfere, seed, ctx, site, actor, k0
     """Efforts (0 Botch .. 3 Triumph) of character `who` rolling `ability` against `tn`.
 
     Dice j = 0 (Talent), 1, 2 (Training or tool), 3 (assister's Talent), 4 (interferer's)
-    are keyed k0 + j, so the same roll reads the same faces whoever helps."""
-    ab, R = K[2], K[9]
-    talent, training, tool, mod = ab[who, ability, 0], ab[who, ability, 1], ab[who, ability, 2], ab[who, ability, 3]
+    are numbers k0 + j of a blocked site (k0 a multiple of 4): the first four come from one
+    Philox evaluation, and the same roll reads the same faces whoever helps."""
+    ab, R = ability_row(K, who, ability), K[2]
+    talent, training, tool, mod = ab[0], ab[1], ab[2], ab[3]
     variant = R[R_CHALLENGE]
-    t = _face(talent, seed, ctx, site, actor, k0)
+    w0, w1, w2, w3 = keyed.block(seed, ctx[SK], ctx[RND], site, actor, k0 // 4)
+    t = _face(w0, talent, seed, ctx, site, actor, k0)
     shown = t
-    fa = _face(assist, seed, ctx, site, actor, k0 + 3)
-    fi = _face(interfere, seed, ctx, site, actor, k0 + 4)
+    fa = _face(w3, assist, seed, ctx, site, actor, k0 + 3)
+    fi = 0
+    if interfere > 0:
+        fi = keyed.die4(interfere, seed, ctx[SK], ctx[RND], site, actor, k0 + 4)
     if assist > 0:
         t = max(t, fa)
     if interfere > 0:
@@ -94,8 +167,8 @@ def challenge(K, who, ability, tn, assist, interfere, seed, ctx, site, actor, k0
     has1 = has2 = False
     if training > 0:
         third = tool if variant == VARIANT_TOOL else training
-        d1 = _face(training, seed, ctx, site, actor, k0 + 1)
-        d2 = _face(third, seed, ctx, site, actor, k0 + 2)
+        d1 = _face(w1, training, seed, ctx, site, actor, k0 + 1)
+        d2 = _face(w2, third, seed, ctx, site, actor, k0 + 2)
         has1, has2 = True, third > 0
     h0, h1, h2 = t >= tn, has1 and d1 >= tn, has2 and d2 >= tn
     eff = int(h0) + int(h1) + int(h2)
@@ -152,8 +225,8 @@ def helped_chances(K, who, ability, tn, assist, interfere):
     """(Botch, Sacrifice, Success, Triumph) chances of a roll with an Assist / Interfere die.
 
     Exact for two_training and tool_die; under quality_modifier the modifier is left out."""
-    ab, R = K[2], K[9]
-    talent, training, tool = ab[who, ability, 0], ab[who, ability, 1], ab[who, ability, 2]
+    ab, R = ability_row(K, who, ability), K[2]
+    talent, training, tool = ab[0], ab[1], ab[2]
     p0 = die_hits(talent, tn)
     if assist > 0:
         p0 = 1 - (1 - p0) * (1 - die_hits(assist, tn))
@@ -165,15 +238,16 @@ def helped_chances(K, who, ability, tn, assist, interfere):
 
 @_inline
 def chances(K, who, ability, tn):
-    prob = K[3]
-    k = min(max(tn, 0), prob.shape[2] - 1)
-    return prob[who, ability, k, 0], prob[who, ability, k, 1], prob[who, ability, k, 2], prob[who, ability, k, 3]
+    R = K[2]
+    k = min(max(tn, 0), MAX_TN - 1)
+    p = K[1][R[R_OFF_PROB] + (who * R[R_N_AB] + ability) * MAX_TN + k]
+    return p[0], p[1], p[2], p[3]
 
 
 @_inline
 def harm(K, st, who, amount, ctx, ev, cnt):
     """Damage into Body, the excess into Void."""
-    ci, R = K[0], K[9]
+    ci, R = K[0], K[2]
     if amount <= 0 or st[STATUS, who] != STANDING:
         return
     off = min(st[BODYV, who], amount)
@@ -221,7 +295,7 @@ def inflict_tags(st, att, who, bits, ctx, ev, cnt):
 @_inline
 def cond_loss(K, bits, col):
     """Sum of a condition-table column over the conditions in `bits`."""
-    cond = K[8]
+    cond = cond_table(K)
     total = 0
     for k in range(cond.shape[0]):
         if bits >> k & 1:
@@ -231,7 +305,7 @@ def cond_loss(K, bits, col):
 
 @_inline
 def cond_any(K, bits, col):
-    cond = K[8]
+    cond = cond_table(K)
     for k in range(cond.shape[0]):
         if bits >> k & 1 and cond[k, col]:
             return True
@@ -243,13 +317,13 @@ def single_loss(K, k):
     """Momentum the condition with index k (-1: none) costs next round."""
     if k < 0:
         return 0
-    return K[8][k, C_LOSS]
+    return cond_table(K)[k, C_LOSS]
 
 
 @_inline
 def distance(K, st, i, j):
     """Cells between combatants i and j (0 when everyone is engaged)."""
-    R = K[9]
+    R = K[2]
     if not R[R_SPATIAL]:
         return 0
     return metric(R[R_METRIC], st[PX, i] - st[PX, j], st[PY, i] - st[PY, j])
@@ -268,7 +342,7 @@ def metric(kind, dx, dy):
 @_inline
 def free_cell(K, st, who, x, y):
     """Whether (x, y) is inside the grid and nobody standing but `who` is there."""
-    R = K[9]
+    R = K[2]
     if x < 0 or y < 0 or x >= R[R_GRID_W] or y >= R[R_GRID_H]:
         return False
     for j in range(st.shape[1]):
@@ -287,14 +361,17 @@ def free_neighbours(K, st, who):
 
 
 @_inline
-def dodge_step(K, st, who, u, ctx, ev, cnt):
-    """Dodge's free step to an open neighbouring square, chosen with one uniform."""
-    if not K[9][R_SPATIAL]:
+def dodge_step(K, st, who, seed, ctx, site, blow, ev, cnt):
+    """Dodge's free step to an open neighbouring square, chosen with one uniform (drawn
+    only when there is a choice)."""
+    if not K[2][R_SPATIAL]:
         return
     n = free_neighbours(K, st, who)
     if n == 0:
         return
-    nth = min(int(u * n), n - 1)
+    nth = 0
+    if n > 1:
+        nth = min(int(keyed.uniform(seed, ctx[SK], ctx[RND], site, blow, 0) * n), n - 1)
     x0, y0 = st[PX, who], st[PY, who]
     for k in range(8):
         x, y = x0 + NEIGHBOURS_X[k], y0 + NEIGHBOURS_Y[k]
@@ -314,7 +391,7 @@ SIDESTEPS = 3
 def walk(K, st, i, goal, budget, stop, ctx, ev, cnt):
     """Step toward `goal` while a free neighbour is closer (or, a few times, as close):
     sim/battlefield.py's walk for one mover. Returns the cells moved."""
-    R = K[9]
+    R = K[2]
     kind = R[R_METRIC]
     x, y = st[PX, i], st[PY, i]
     x0, y0 = x, y
@@ -366,7 +443,7 @@ def walk(K, st, i, goal, budget, stop, ctx, ev, cnt):
 @_inline
 def soak(K, who, damage, mask, magical):
     """A monster's Armor Rating off a connecting blow (not spells, not armour-piercing tags)."""
-    ci, R = K[0], K[9]
+    ci, R = K[0], K[2]
     from_armor = 0
     if R[R_MONSTER_ARMOR] == 1 and not magical and (mask & R[R_PIERCE]) == 0:
         from_armor = ci[who, ARMOR]

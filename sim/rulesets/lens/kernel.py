@@ -15,6 +15,9 @@ from sim.rulesets.lens.kactions import FLED, beat
 from sim.rulesets.lens.kbeat import FLEE, HOLD_A, observe
 from sim.rulesets.lens.kblows import strike
 from sim.rulesets.lens.kcore import (
+    cond_table,
+    slot_mean,
+    slot_table,
     ATTACKS,
     BEAT,
     BODYV,
@@ -71,6 +74,9 @@ from sim.rulesets.lens.kcore import (
     walk,
 )
 from sim.rulesets.lens.ktables import (
+    R_OFF_ZLEN,
+    R_OFF_ZONES,
+    R_ZMAX,
     AUTO_CAST,
     BODY,
     BONUS,
@@ -140,7 +146,7 @@ _jit = njit(cache=True, nogil=True, _nrt=False)
 def _surprised(K, i, rnd, fixed):
     """Whether combatant i loses this round to surprise: the first side (party_surprised) or
     the others (monsters_surprised); before the fix, every character or every monster."""
-    ci, R = K[0], K[9]
+    ci, R = K[0], K[2]
     if rnd != 1 or R[R_SURPRISE] == 0:
         return False
     if fixed:
@@ -150,7 +156,7 @@ def _surprised(K, i, rnd, fixed):
 
 @_inline
 def _lasting(K):
-    cond = K[8]
+    cond = cond_table(K)
     bits = 0
     for k in range(cond.shape[0]):
         if cond[k, C_LASTING]:
@@ -160,7 +166,7 @@ def _lasting(K):
 
 @_jit
 def _start_round(K, st, rnd, ctx, ev, cnt):
-    ci, R = K[0], K[9]
+    ci, R = K[0], K[2]
     fixed = (R[R_FIXES] & FIX_SURPRISE) != 0
     off_balance_fixed = (R[R_FIXES] & FIX_OFF_BALANCE) != 0
     lasting = _lasting(K)
@@ -198,7 +204,7 @@ def _start_round(K, st, rnd, ctx, ev, cnt):
 @_jit
 def _update_focus(K, st, fo, seed, ctx, ev, cnt):
     """A side keeps its focus until it falls; a new one is drawn among the enemies standing."""
-    ci, R = K[0], K[9]
+    ci, R = K[0], K[2]
     for s in range(R[R_SIDES]):
         cur = fo[s]
         if cur >= 0 and st[STATUS, cur] == STANDING and ci[cur, SIDE] != s:
@@ -209,7 +215,7 @@ def _update_focus(K, st, fo, seed, ctx, ev, cnt):
                 m += 1
         fo[s] = -1
         if m:
-            nth = min(int(keyed.uniform(seed, ctx[SK], ctx[RND], SITE_FOCUS, s, 0) * m), m - 1)
+            nth = min(int(keyed.uniform(seed, ctx[SK], ctx[RND], SITE_FOCUS, s, 0) * m), m - 1) if m > 1 else 0
             for j in range(st.shape[1]):
                 if ci[j, SIDE] != s and st[STATUS, j] == STANDING:
                     if nth == 0:
@@ -221,7 +227,7 @@ def _update_focus(K, st, fo, seed, ctx, ev, cnt):
 
 @_jit
 def _phase(K, P, st, early, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, cnt):
-    ci, R = K[0], K[9]
+    ci, R = K[0], K[2]
     for b in range(R[R_BEATS]):
         ctx[BEAT] = b
         anyone = False
@@ -287,7 +293,7 @@ def _monster_orders(K, P, st, obs, stack, wk, ctx):
 
 @_jit
 def _monsters(K, P, st, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, cnt):
-    ci, si, R = K[0], K[5], K[9]
+    ci, si, R = K[0], slot_table(K), K[2]
     fixed = (R[R_FIXES] & FIX_SURPRISE) != 0
     rnd = ctx[RND]
     if R[R_SLOTS] == 0 or (not fixed and rnd == 1 and R[R_SURPRISE] == 2):
@@ -307,14 +313,14 @@ def _monsters(K, P, st, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, c
                        and distance(K, st, m, j) <= si[s, S_REACH])
             health[j] = st[BODYV, j]
             dist[j] = distance(K, st, m, j)
-        u = keyed.uniform(seed, ctx[SK], rnd, SITE_MON_TARGET, s, 0)
+        u = keyed.uniform(seed, ctx[SK], rnd, SITE_MON_TARGET, s, 0) if targeting.count(cand) > 1 else 0.0
         tgt = targeting.choose(wk[1 + 2 * C + m], cand, health, dist, fo[ci[m, SIDE]], u)
         if tgt < 0:
             continue
         st[ATTACKS, m] += 1
         dmg = roll_dice(si[s, S_COUNT], si[s, S_SIDES], si[s, S_BONUS], seed, ctx, SITE_MON_DAMAGE, s, 0)
         emit(ev, cnt, ctx, E_MON_ATTACK, m, tgt, s, dmg, 0, 0)
-        d = strike(K, st, m, tgt, dmg, si[s, S_MASK], si[s, S_MISSILE] == 1, si[s, S_MAGICAL] == 1, K[10][s], s,
+        d = strike(K, st, m, tgt, dmg, si[s, S_MASK], si[s, S_MISSILE] == 1, si[s, S_MAGICAL] == 1, slot_mean(K, s), s,
                    True, seed, ctx, ev, cnt)
         if d > 0:
             st[HITS, m] += 1
@@ -322,7 +328,7 @@ def _monsters(K, P, st, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, c
 
 @_jit
 def _end_round(K, st, ctx, ev, cnt):
-    ci, R = K[0], K[9]
+    ci, R = K[0], K[2]
     for c in range(st.shape[1]):
         if ci[c, IS_CHAR] == 0:
             continue
@@ -342,7 +348,7 @@ def play_round(K, P, st, fo, obs, stack, wk, cand, health, dist, seed, ctx, ev, 
     rnd = ctx[RND]
     emit(ev, cnt, ctx, E_ROUND, rnd, 0, 0, 0, 0, 0)
     _start_round(K, st, rnd, ctx, ev, cnt)
-    if K[9][R_USES_FOCUS] == 1:
+    if K[2][R_USES_FOCUS] == 1:
         _update_focus(K, st, fo, seed, ctx, ev, cnt)
     _phase(K, P, st, 1, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, cnt)
     emit(ev, cnt, ctx, E_PHASE, 0, 0, 0, 0, 0, 0)
@@ -355,7 +361,8 @@ def play_round(K, P, st, fo, obs, stack, wk, cand, health, dist, seed, ctx, ev, 
 @_jit
 def _place(K, st, zi, seed, ctx, ev, cnt):
     """Starting cells: the formation's, scattered sides drawing theirs from their zone."""
-    ci, R, zones, zone_len = K[0], K[9], K[11], K[12]
+    ci, R = K[0], K[2]
+    zones, zone_len = K[0][R[R_OFF_ZONES]:], K[0][R[R_OFF_ZLEN]]
     for i in range(st.shape[1]):
         st[PX, i], st[PY, i] = ci[i, START_X], ci[i, START_Y]
     for s in range(R[R_SIDES]):
@@ -369,7 +376,8 @@ def _place(K, st, zi, seed, ctx, ev, cnt):
             if ci[i, SCATTER] == 1 and ci[i, SIDE] == s:  # a partial shuffle, one keyed pick per member
                 j = k + keyed.pick(z - k, seed, ctx[SK], 0, SITE_PLACE, s, k)
                 zi[k], zi[j] = zi[j], zi[k]
-                st[PX, i], st[PY, i] = zones[s, zi[k], 0], zones[s, zi[k], 1]
+                cell = zones[s * R[R_ZMAX] + zi[k]]
+                st[PX, i], st[PY, i] = cell[0], cell[1]
                 k += 1
     if R[R_SPATIAL] == 1:
         for i in range(st.shape[1]):
@@ -378,7 +386,7 @@ def _place(K, st, zi, seed, ctx, ev, cnt):
 
 @_jit
 def _begin(K, st, fo, has_start, start, row, zi, seed, ctx, ev, cnt):
-    ci, R = K[0], K[9]
+    ci, R = K[0], K[2]
     st[:, :] = 0
     for i in range(st.shape[1]):
         st[BODYV, i] = ci[i, BODY]

@@ -7,7 +7,7 @@ from sim import compiled, events
 from sim.rulesets.base import Outcome
 from sim.rulesets.lens import kernel as KN
 from sim.rulesets.lens.kcore import NST
-from sim.rulesets.lens.ktables import OBSERVATIONS, R_SIDES, build_tables
+from sim.rulesets.lens.ktables import OBSERVATIONS, R_SIDES, build_tables, pack
 
 COMPILE_SECONDS = 60
 
@@ -16,8 +16,9 @@ def _tables(setup):
     kt = setup.extra.get("kernel_tables")
     if kt is None:
         kt = setup.extra["kernel_tables"] = build_tables(setup)
-    K = (kt.ci, kt.cf, kt.ab, kt.prob, kt.prefix, kt.si, kt.drows, kt.tags, kt.cond, kt.rules, kt.smean, kt.zones,
-         kt.zone_len)
+    K = setup.extra.get("kernel_pack")
+    if K is None:
+        K = setup.extra["kernel_pack"] = pack(kt)
     return kt, K, kt.policy + (kt.reads,)
 
 
