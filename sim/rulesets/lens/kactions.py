@@ -11,6 +11,8 @@ from numba import njit
 from sim.rulesets.lens.kbeat import ATTACK, CAST_A, FLEE, MOVE_A, TAG_ATTACK, USE, candidates, decide, held, pick, spare
 from sim.rulesets.lens.kblows import MAX_BEATS, strike
 from sim.rulesets.lens.kcore import (
+    cand_of,
+    work_of,
     ability_row,
     prefix_table,
     ATTACKS,
@@ -232,14 +234,15 @@ def _pay(st, c, amount):
 
 
 @_jit
-def attack(K, st, c, tagged, mode, cand, health, dist, focus, seed, ctx, ev, cnt):
+def attack(K, st, c, tagged, mode, F, seed, ctx, ev, cnt):
     ci, R, prefix = K[0], K[2], prefix_table(K)
+    cand = cand_of(K, st, ctx)
     if ci[c, HAS_WEAPON] == 0 or cond_any(K, st[COND, c], C_NO_WEAPON) or st[MOM, c] < 1:
         return
     beat = ctx[BEAT]
     if _no_target(K, st, c, ci[c, W_REACH], cand, False, ctx, ev, cnt):
         return
-    tgt = pick(K, st, c, mode, cand, health, dist, focus, seed, ctx, SITE_TARGET, beat)
+    tgt = pick(K, st, c, mode, cand, F, seed, ctx, SITE_TARGET, beat)
     if tgt < 0:
         return
     k = tags_to_attach(K, st, c, tgt, spare(K, st, c) - 1) if tagged else 0
@@ -259,8 +262,9 @@ def attack(K, st, c, tagged, mode, cand, health, dist, focus, seed, ctx, ev, cnt
 
 
 @_jit
-def cast(K, st, c, mode, cand, health, dist, focus, seed, ctx, ev, cnt):
+def cast(K, st, c, mode, F, seed, ctx, ev, cnt):
     ci, R = K[0], K[2]
+    cand = cand_of(K, st, ctx)
     if ci[c, HAS_SPELL] == 0 or st[MOM, c] < 1:
         return
     beat = ctx[BEAT]
@@ -278,7 +282,7 @@ def cast(K, st, c, mode, cand, health, dist, focus, seed, ctx, ev, cnt):
         return
     if _no_target(K, st, c, ci[c, SPELL_RANGE], cand, True, ctx, ev, cnt):
         return
-    tgt = pick(K, st, c, mode, cand, health, dist, focus, seed, ctx, SITE_TARGET, beat)
+    tgt = pick(K, st, c, mode, cand, F, seed, ctx, SITE_TARGET, beat)
     if tgt < 0 or st[MOM, c] < 1:
         return
     _pay(st, c, 1)
@@ -333,7 +337,7 @@ def use(K, st, c, seed, ctx, ev, cnt):
 
 
 @_jit
-def move(K, st, c, mode, cand, health, dist, focus, seed, ctx, ev, cnt):
+def move(K, st, c, mode, F, seed, ctx, ev, cnt):
     """Move its speed per Momentum toward the chosen enemy, stopping within reach."""
     ci, R = K[0], K[2]
     if st[MOM, c] < 1:
@@ -341,9 +345,10 @@ def move(K, st, c, mode, cand, health, dist, focus, seed, ctx, ev, cnt):
     if R[R_SPATIAL] == 0:
         st[TURN_OVER, c] = 1  # everyone is engaged: nowhere to go
         return
+    cand = cand_of(K, st, ctx)
     for j in range(st.shape[1]):
         cand[j] = ci[j, SIDE] != ci[c, SIDE] and st[STATUS, j] == STANDING
-    tgt = pick(K, st, c, mode, cand, health, dist, focus, seed, ctx, SITE_TARGET, ctx[BEAT])
+    tgt = pick(K, st, c, mode, cand, F, seed, ctx, SITE_TARGET, ctx[BEAT])
     if tgt < 0:
         return
     stop = max(ci[c, SPELL_RANGE] if uses_spell(K, c) else ci[c, W_REACH], 1)
@@ -355,17 +360,17 @@ def move(K, st, c, mode, cand, health, dist, focus, seed, ctx, ev, cnt):
 
 
 @_jit
-def beat(K, P, st, c, obs, stack, wk, cand, health, dist, focus, seed, ctx, ev, cnt):
-    action = decide(K, P, st, c, obs, stack, wk, ctx)
-    mode = wk[0]
+def beat(K, P, st, c, F, seed, ctx, ev, cnt):
+    action = decide(K, P, st, c, F, ctx)
+    mode = work_of(K, st, ctx)[0]
     if action == ATTACK or action == TAG_ATTACK:
-        attack(K, st, c, action == TAG_ATTACK, mode, cand, health, dist, focus, seed, ctx, ev, cnt)
+        attack(K, st, c, action == TAG_ATTACK, mode, F, seed, ctx, ev, cnt)
     elif action == CAST_A:
-        cast(K, st, c, mode, cand, health, dist, focus, seed, ctx, ev, cnt)
+        cast(K, st, c, mode, F, seed, ctx, ev, cnt)
     elif action == USE:
         use(K, st, c, seed, ctx, ev, cnt)
     elif action == MOVE_A:
-        move(K, st, c, mode, cand, health, dist, focus, seed, ctx, ev, cnt)
+        move(K, st, c, mode, F, seed, ctx, ev, cnt)
     elif action == FLEE:
         st[STATUS, c] = FLED
         st[DOWN_ROUND, c] = ctx[RND]

@@ -20,6 +20,13 @@ from sim.rulesets.lens.kcore import (
     MOM,
     RND,
     SK,
+    dist_of,
+    focus_of,
+    health_of,
+    obs_of,
+    policy_views,
+    stack_of,
+    work_of,
     STANDING,
     STATUS,
     VOID,
@@ -110,18 +117,19 @@ def candidates(K, st, c, reach, cand, need_chance, spell):
 
 
 @_inline
-def pick(K, st, c, mode, cand, health, dist, focus, seed, ctx, site, k):
+def pick(K, st, c, mode, cand, F, seed, ctx, site, k):
     """The target among the candidates; the keyed uniform that breaks ties or picks at
     random is drawn only when there are two or more."""
+    health, dist = health_of(st, F), dist_of(st, F)
     for j in range(st.shape[1]):
         health[j] = st[BODYV, j]
         dist[j] = distance(K, st, c, j)
     u = keyed.uniform(seed, ctx[SK], ctx[RND], site, c, k) if targeting.count(cand) > 1 else 0.0
-    return targeting.choose(mode, cand, health, dist, focus[K[0][c, SIDE]], u)
+    return targeting.choose(mode, cand, health, dist, focus_of(K, ctx)[K[0][c, SIDE]], u)
 
 
 @_jit
-def decide(K, P, st, c, obs, stack, wk, ctx):
+def decide(K, P, st, c, F, ctx):
     """The family's action for this beat (and the scripted rule's, where one holds)."""
     ci, cf, R = K[0], K[1], K[2]
     C = st.shape[1]
@@ -162,20 +170,22 @@ def decide(K, P, st, c, obs, stack, wk, ctx):
     action = choice if wants else HOLD_A
     mode = ci[c, TARGET]
     if ci[c, SCRIPTED] == 1:
+        obs = obs_of(st, F)
         observe(K, P, st, c, obs, frac, in_reach, ctx)
-        r = policy_vm.first_rule(P[0], P[1], P[2], P[3], P[6], c, obs, stack)
+        op, arg, const, rule_code, actions, modes, rule_first, _ = policy_views(P)
+        r = policy_vm.first_rule(op, arg, const, rule_code, rule_first, c, obs, stack_of(st, F))
         if r >= 0:
-            action = P[4][r]
-            if P[5][r] >= 0:
-                mode = P[5][r]
-    wk[0] = mode
+            action = actions[r]
+            if modes[r] >= 0:
+                mode = modes[r]
+    work_of(K, st, ctx)[0] = mode
     return action
 
 
 @_inline
 def observe(K, P, st, c, obs, frac, in_reach, ctx):
     ci, R = K[0], K[2]
-    reads = P[7]
+    reads = P[2]
     C = st.shape[1]
     allies, enemies, near = 0, 0, 999
     for j in range(C):

@@ -1,8 +1,9 @@
 """Scalar pieces of the Lens kernel: the challenge roll, harm, conditions, the grid.
 
 Everything here works on one skirmish: `st` is its state (rows below, one column per
-combatant), `K` the scenario's tables (ktables.KernelTables, as a tuple), `ctx` the
-skirmish index, the round and whether this skirmish is traced.
+combatant), `K` the scenario's tables packed into three arrays (ktables.pack, read
+through the accessors below), `ctx` the integer scratch that starts with the skirmish
+index, the round, whether this skirmish is traced and the beat.
 """
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from numba import njit
 
 from sim import events, keyed
 from sim.rulesets.lens.ktables import (
+    N_OBS,
+    R_SIDES,
     MAX_TN,
     R_N_AB,
     R_N_COND,
@@ -107,6 +110,57 @@ def tag_table(K):
 def cond_table(K):
     R = K[2]
     return K[0][R[R_OFF_COND]:R[R_OFF_COND] + R[R_N_COND]]
+
+
+# The scratch of one skirmish travels as two arrays too. Integers (ctx): the context
+# (SK, RND, TRACING, BEAT), then each side's focus, the work row (a mode, walking
+# monsters' goals, monsters' orders and modes: 3C + 2), the target candidates (C).
+# Floats (F): health (C), distance (C), the observations, the policy machine's stack.
+@_inline
+def focus_of(K, ctx):
+    return ctx[4:4 + max(K[2][R_SIDES], 1)]
+
+
+@_inline
+def work_of(K, st, ctx):
+    a = 4 + max(K[2][R_SIDES], 1)
+    return ctx[a:a + 3 * st.shape[1] + 2]
+
+
+@_inline
+def cand_of(K, st, ctx):
+    a = 4 + max(K[2][R_SIDES], 1) + 3 * st.shape[1] + 2
+    return ctx[a:a + st.shape[1]]
+
+
+@_inline
+def health_of(st, F):
+    return F[:st.shape[1]]
+
+
+@_inline
+def dist_of(st, F):
+    return F[st.shape[1]:2 * st.shape[1]]
+
+
+@_inline
+def obs_of(st, F):
+    return F[2 * st.shape[1]:2 * st.shape[1] + N_OBS]
+
+
+@_inline
+def stack_of(st, F):
+    return F[2 * st.shape[1] + N_OBS:]
+
+
+@_inline
+def policy_views(P):
+    """The policy table (sim/policy_vm.py) from P = (integers, constants, reads): op, arg,
+    const, rule_code, rule_action, rule_target, rule_first, reads; the integers start
+    with the offsets of their six parts (play.pack_policy)."""
+    PI = P[0]
+    return (PI[PI[0]:PI[1]], PI[PI[1]:PI[2]], P[1], PI[PI[2]:PI[3]], PI[PI[3]:PI[4]], PI[PI[4]:PI[5]],
+            PI[PI[5]:PI[6]], P[2])
 
 
 # The rules themselves are compiled once each and called: inlining every rule into every

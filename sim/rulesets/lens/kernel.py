@@ -15,6 +15,14 @@ from sim.rulesets.lens.kactions import FLED, beat
 from sim.rulesets.lens.kbeat import FLEE, HOLD_A, observe
 from sim.rulesets.lens.kblows import strike
 from sim.rulesets.lens.kcore import (
+    cand_of,
+    dist_of,
+    focus_of,
+    health_of,
+    obs_of,
+    policy_views,
+    stack_of,
+    work_of,
     cond_table,
     slot_mean,
     slot_table,
@@ -202,8 +210,9 @@ def _start_round(K, st, rnd, ctx, ev, cnt):
 
 
 @_jit
-def _update_focus(K, st, fo, seed, ctx, ev, cnt):
+def _update_focus(K, st, seed, ctx, ev, cnt):
     """A side keeps its focus until it falls; a new one is drawn among the enemies standing."""
+    fo = focus_of(K, ctx)
     ci, R = K[0], K[2]
     for s in range(R[R_SIDES]):
         cur = fo[s]
@@ -226,7 +235,7 @@ def _update_focus(K, st, fo, seed, ctx, ev, cnt):
 
 
 @_jit
-def _phase(K, P, st, early, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, cnt):
+def _phase(K, P, st, early, F, seed, ctx, ev, cnt):
     ci, R = K[0], K[2]
     for b in range(R[R_BEATS]):
         ctx[BEAT] = b
@@ -234,17 +243,18 @@ def _phase(K, P, st, early, obs, stack, wk, cand, health, dist, fo, seed, ctx, e
         for c in range(st.shape[1]):
             if ci[c, IS_CHAR] == 1 and st[EARLY, c] == early and st[STATUS, c] == STANDING and st[TURN_OVER, c] == 0:
                 anyone = True
-                beat(K, P, st, c, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, cnt)
+                beat(K, P, st, c, F, seed, ctx, ev, cnt)
         if not anyone:
             break
 
 
 @_jit
-def _close_in(K, st, wk, ctx, ev, cnt):
+def _close_in(K, st, ctx, ev, cnt):
     """Monsters with nobody in reach walk their speed toward the nearest enemy; who walks,
     and toward whom, is decided before anybody moves (wk[1 + m]: m's goal)."""
     ci = K[0]
     C = st.shape[1]
+    wk = work_of(K, st, ctx)
     for m in range(C):
         wk[1 + m] = -1
         if ci[m, IS_CHAR] == 1 or ci[m, REACH_ANY] < 0 or st[STATUS, m] != STANDING or wk[1 + C + m] == HOLD_A:
@@ -263,12 +273,14 @@ def _close_in(K, st, wk, ctx, ev, cnt):
 
 
 @_jit
-def _monster_orders(K, P, st, obs, stack, wk, ctx):
+def _monster_orders(K, P, st, F, ctx):
     """A monster's scripted rules, read once at the start of the monsters' phase:
     wk[1 + C + m] its action (-1: attack as usual, HOLD_A: no attack and no move this
     round; `flee` leaves the fight at once), wk[1 + 2C + m] the mode of its attacks."""
     ci = K[0]
     C = st.shape[1]
+    wk, obs, stack = work_of(K, st, ctx), obs_of(st, F), stack_of(st, F)
+    op, arg, const, rule_code, action, mode, rule_first, _ = policy_views(P)
     for m in range(C):
         wk[1 + C + m] = -1
         wk[1 + 2 * C + m] = ci[m, TARGET]
@@ -279,29 +291,31 @@ def _monster_orders(K, P, st, obs, stack, wk, ctx):
             if ci[j, SIDE] != ci[m, SIDE] and st[STATUS, j] == STANDING:
                 in_reach = in_reach or distance(K, st, m, j) <= ci[m, REACH_ANY]
         observe(K, P, st, m, obs, st[BODYV, m] / ci[m, BODY], in_reach, ctx)
-        r = policy_vm.first_rule(P[0], P[1], P[2], P[3], P[6], m, obs, stack)
+        r = policy_vm.first_rule(op, arg, const, rule_code, rule_first, m, obs, stack)
         if r < 0:
             continue
-        if P[5][r] >= 0:
-            wk[1 + 2 * C + m] = P[5][r]
-        if P[4][r] == FLEE:
+        if mode[r] >= 0:
+            wk[1 + 2 * C + m] = mode[r]
+        if action[r] == FLEE:
             st[STATUS, m] = FLED
             st[DOWN_ROUND, m] = ctx[RND]
-        elif P[4][r] == HOLD_A:
+        elif action[r] == HOLD_A:
             wk[1 + C + m] = HOLD_A
 
 
 @_jit
-def _monsters(K, P, st, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, cnt):
+def _monsters(K, P, st, F, seed, ctx, ev, cnt):
     ci, si, R = K[0], slot_table(K), K[2]
     fixed = (R[R_FIXES] & FIX_SURPRISE) != 0
     rnd = ctx[RND]
     if R[R_SLOTS] == 0 or (not fixed and rnd == 1 and R[R_SURPRISE] == 2):
         return
-    _monster_orders(K, P, st, obs, stack, wk, ctx)
+    _monster_orders(K, P, st, F, ctx)
     if R[R_SPATIAL] == 1:
-        _close_in(K, st, wk, ctx, ev, cnt)
+        _close_in(K, st, ctx, ev, cnt)
     C = st.shape[1]
+    wk, cand, fo = work_of(K, st, ctx), cand_of(K, st, ctx), focus_of(K, ctx)
+    health, dist = health_of(st, F), dist_of(st, F)
     for s in range(R[R_SLOTS]):
         m = si[s, S_OWNER]
         if st[STATUS, m] != STANDING or si[s, S_RANK] >= ci[m, PER_ROUND] - st[LOST, m] or wk[1 + C + m] == HOLD_A:
@@ -344,17 +358,17 @@ def _end_round(K, st, ctx, ev, cnt):
 
 
 @_jit
-def play_round(K, P, st, fo, obs, stack, wk, cand, health, dist, seed, ctx, ev, cnt):
+def play_round(K, P, st, F, seed, ctx, ev, cnt):
     rnd = ctx[RND]
     emit(ev, cnt, ctx, E_ROUND, rnd, 0, 0, 0, 0, 0)
     _start_round(K, st, rnd, ctx, ev, cnt)
     if K[2][R_USES_FOCUS] == 1:
-        _update_focus(K, st, fo, seed, ctx, ev, cnt)
-    _phase(K, P, st, 1, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, cnt)
+        _update_focus(K, st, seed, ctx, ev, cnt)
+    _phase(K, P, st, 1, F, seed, ctx, ev, cnt)
     emit(ev, cnt, ctx, E_PHASE, 0, 0, 0, 0, 0, 0)
-    _monsters(K, P, st, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, cnt)
+    _monsters(K, P, st, F, seed, ctx, ev, cnt)
     emit(ev, cnt, ctx, E_PHASE, 1, 0, 0, 0, 0, 0)
-    _phase(K, P, st, 0, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, cnt)
+    _phase(K, P, st, 0, F, seed, ctx, ev, cnt)
     _end_round(K, st, ctx, ev, cnt)
 
 
@@ -385,7 +399,7 @@ def _place(K, st, zi, seed, ctx, ev, cnt):
 
 
 @_jit
-def _begin(K, st, fo, has_start, start, row, zi, seed, ctx, ev, cnt):
+def _begin(K, st, has_start, start, row, zi, seed, ctx, ev, cnt):
     ci, R = K[0], K[2]
     st[:, :] = 0
     for i in range(st.shape[1]):
@@ -402,6 +416,7 @@ def _begin(K, st, fo, has_start, start, row, zi, seed, ctx, ev, cnt):
                 st[ITEMS, i] = start[3, row, i]
             if st[BODYV, i] <= 0:
                 st[STATUS, i] = 1
+    fo = focus_of(K, ctx)
     for s in range(fo.shape[0]):
         fo[s] = -1
     ctx[RND] = 0
@@ -440,18 +455,19 @@ def _unchanged(st, snap):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def play_kernel(K, P, seed, first, n, max_rounds, has_start, start, out, winner, rounds, stalled, st, snap, fo,
-                ctx, obs, stack, wk, cand, health, dist, zi, ev, cnt, traced):
+def play_kernel(K, P, seed, first, n, max_rounds, has_start, start, out, winner, rounds, stalled, st, snap, ctx, F,
+                zi, ev, cnt, traced):
     """Play skirmishes first .. first + n - 1 into out (columns OUT_COLUMNS, (k, n, C)),
-    winner and rounds; the skirmish numbered `traced` writes its events."""
+    winner and rounds; the skirmish numbered `traced` writes its events. ctx and F are
+    the integer and float scratch (kcore.focus_of .. stack_of)."""
     for row in range(n):
         ctx[SK] = first + row
         ctx[TRACING] = 1 if first + row == traced else 0
-        _begin(K, st, fo, has_start, start, row, zi, seed, ctx, ev, cnt)
+        _begin(K, st, has_start, start, row, zi, seed, ctx, ev, cnt)
         w, played, quiet = UNFINISHED, max_rounds, 0
         for rnd in range(1, max_rounds + 1):
             ctx[RND] = rnd
-            play_round(K, P, st, fo, obs, stack, wk, cand, health, dist, seed, ctx, ev, cnt)
+            play_round(K, P, st, F, seed, ctx, ev, cnt)
             res = _winner(K, st)
             if res != -3:
                 w, played = res, rnd

@@ -46,6 +46,7 @@ METRICS = ("chebyshev", "manhattan")  # anything else: 1-2-1
 VARIANTS = CH.VARIANTS
 OBSERVATIONS = ("round", "momentum", "body", "health", "void", "bracket", "stun", "prone", "hamstrung", "disarmed",
                 "distance", "in_reach", "spell_formed", "items_left", "allies_standing", "enemies_standing")
+N_OBS = len(OBSERVATIONS)
 FAMILY_EV = S.FAMILIES.index("expected_value")
 
 
