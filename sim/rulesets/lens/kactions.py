@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from numba import njit
 
-from sim import keyed
 from sim.rulesets.lens.kbeat import ATTACK, CAST_A, FLEE, MOVE_A, TAG_ATTACK, USE, candidates, decide, held, pick, spare
 from sim.rulesets.lens.kblows import MAX_BEATS, strike
 from sim.rulesets.lens.kcore import (
+    cand_of,
+    work_of,
+    ability_row,
+    prefix_table,
     ATTACKS,
     BEAT,
     BODYV,
@@ -40,7 +43,6 @@ from sim.rulesets.lens.kcore import (
     SITE_SPELL,
     SITE_TARGET,
     SITE_WEAPON,
-    SK,
     SPENT,
     STANDING,
     STATUS,
@@ -132,7 +134,7 @@ def helpers(K, st, c, ability, ctx, ev, cnt):
                     continue
             elif ci[j, flag] == 0:
                 continue
-            t = K[2][j, ability, 0]
+            t = ability_row(K, j, ability)[0]
             if who < 0 or (t > best if kind == 0 else t < best):
                 best, who = t, j
         if who >= 0:
@@ -152,10 +154,10 @@ def _help_pays(K, st, c, j, ability, kind):
     tn = 99
     for t in range(st.shape[1]):  # against the easiest enemy to hit: the roll's likeliest TN
         if ci[t, SIDE] != ci[c, SIDE] and st[STATUS, t] == STANDING:
-            tn = min(tn, ci[t, DEFENSE] if ability == K[9][R_WEAPON_USE] else ci[t, ABJ_TN])
+            tn = min(tn, ci[t, DEFENSE] if ability == K[2][R_WEAPON_USE] else ci[t, ABJ_TN])
     if tn == 99:
         return False
-    talent = K[2][j, ability, 0]
+    talent = ability_row(K, j, ability)[0]
     b0, s0, g0, t0 = helped_chances(K, c, ability, tn, 0, 0)
     if kind == 0:
         b1, s1, g1, t1 = helped_chances(K, c, ability, tn, talent, 0)
@@ -169,7 +171,7 @@ def _help_pays(K, st, c, j, ability, kind):
 @_inline
 def connects(K, st, c, eff, mean_hit, ctx, ev, cnt):
     """Whether an attack-like roll hits, paying a Sacrifice's second Momentum where it is taken."""
-    ci, R = K[0], K[9]
+    ci, R = K[0], K[2]
     hit = eff >= 2
     paid = 0
     if eff == 1:
@@ -196,7 +198,7 @@ def connects(K, st, c, eff, mean_hit, ctx, ev, cnt):
 def tags_to_attach(K, st, c, tgt, budget):
     """How many weapon tags to attach: the family's count up to the cap and the Momentum,
     or, in the default play, each next tag while what it adds beats another attack."""
-    ci, R, prefix = K[0], K[9], K[4]
+    ci, R, prefix = K[0], K[2], prefix_table(K)
     cost = R[R_TAG_COST]
     cap = min(ci[c, TAG_CAP], 6)
     if ci[c, EV] == 1:
@@ -216,7 +218,7 @@ def tags_to_attach(K, st, c, tgt, budget):
 @_inline
 def _no_target(K, st, c, reach, cand, spell, ctx, ev, cnt):
     """True when nobody can be attacked; fixed: enemies in reach at a 0% chance end the turn."""
-    fixed = (K[9][R_FIXES] & FIX_ZERO_CHANCE) != 0
+    fixed = (K[2][R_FIXES] & FIX_ZERO_CHANCE) != 0
     if candidates(K, st, c, reach, cand, fixed, spell):
         return False
     if fixed and candidates(K, st, c, reach, cand, False, spell):
@@ -232,14 +234,15 @@ def _pay(st, c, amount):
 
 
 @_jit
-def attack(K, st, c, tagged, mode, cand, health, dist, focus, seed, ctx, ev, cnt):
-    ci, R, prefix = K[0], K[9], K[4]
+def attack(K, st, c, tagged, mode, F, seed, ctx, ev, cnt):
+    ci, R, prefix = K[0], K[2], prefix_table(K)
+    cand = cand_of(K, st, ctx)
     if ci[c, HAS_WEAPON] == 0 or cond_any(K, st[COND, c], C_NO_WEAPON) or st[MOM, c] < 1:
         return
     beat = ctx[BEAT]
     if _no_target(K, st, c, ci[c, W_REACH], cand, False, ctx, ev, cnt):
         return
-    tgt = pick(K, st, c, mode, cand, health, dist, focus, keyed.uniform(seed, ctx[SK], ctx[RND], SITE_TARGET, c, beat))
+    tgt = pick(K, st, c, mode, cand, F, seed, ctx, SITE_TARGET, beat)
     if tgt < 0:
         return
     k = tags_to_attach(K, st, c, tgt, spare(K, st, c) - 1) if tagged else 0
@@ -259,8 +262,9 @@ def attack(K, st, c, tagged, mode, cand, health, dist, focus, seed, ctx, ev, cnt
 
 
 @_jit
-def cast(K, st, c, mode, cand, health, dist, focus, seed, ctx, ev, cnt):
-    ci, R = K[0], K[9]
+def cast(K, st, c, mode, F, seed, ctx, ev, cnt):
+    ci, R = K[0], K[2]
+    cand = cand_of(K, st, ctx)
     if ci[c, HAS_SPELL] == 0 or st[MOM, c] < 1:
         return
     beat = ctx[BEAT]
@@ -278,7 +282,7 @@ def cast(K, st, c, mode, cand, health, dist, focus, seed, ctx, ev, cnt):
         return
     if _no_target(K, st, c, ci[c, SPELL_RANGE], cand, True, ctx, ev, cnt):
         return
-    tgt = pick(K, st, c, mode, cand, health, dist, focus, keyed.uniform(seed, ctx[SK], ctx[RND], SITE_TARGET, c, beat))
+    tgt = pick(K, st, c, mode, cand, F, seed, ctx, SITE_TARGET, beat)
     if tgt < 0 or st[MOM, c] < 1:
         return
     _pay(st, c, 1)
@@ -298,7 +302,7 @@ def cast(K, st, c, mode, cand, health, dist, focus, seed, ctx, ev, cnt):
 @_jit
 def use(K, st, c, seed, ctx, ev, cnt):
     """Use: a healing item (its size's Momentum, over several beats or rounds when short) or re-arming."""
-    ci, cf, R = K[0], K[1], K[9]
+    ci, cf, R = K[0], K[1], K[2]
     fixed = (R[R_FIXES] & FIX_HOLD) != 0
     any_foe = False
     for j in range(st.shape[1]):
@@ -333,18 +337,18 @@ def use(K, st, c, seed, ctx, ev, cnt):
 
 
 @_jit
-def move(K, st, c, mode, cand, health, dist, focus, seed, ctx, ev, cnt):
+def move(K, st, c, mode, F, seed, ctx, ev, cnt):
     """Move its speed per Momentum toward the chosen enemy, stopping within reach."""
-    ci, R = K[0], K[9]
+    ci, R = K[0], K[2]
     if st[MOM, c] < 1:
         return
     if R[R_SPATIAL] == 0:
         st[TURN_OVER, c] = 1  # everyone is engaged: nowhere to go
         return
+    cand = cand_of(K, st, ctx)
     for j in range(st.shape[1]):
         cand[j] = ci[j, SIDE] != ci[c, SIDE] and st[STATUS, j] == STANDING
-    tgt = pick(K, st, c, mode, cand, health, dist, focus,
-               keyed.uniform(seed, ctx[SK], ctx[RND], SITE_TARGET, c, ctx[BEAT]))
+    tgt = pick(K, st, c, mode, cand, F, seed, ctx, SITE_TARGET, ctx[BEAT])
     if tgt < 0:
         return
     stop = max(ci[c, SPELL_RANGE] if uses_spell(K, c) else ci[c, W_REACH], 1)
@@ -356,17 +360,17 @@ def move(K, st, c, mode, cand, health, dist, focus, seed, ctx, ev, cnt):
 
 
 @_jit
-def beat(K, P, st, c, obs, stack, wk, cand, health, dist, focus, seed, ctx, ev, cnt):
-    action = decide(K, P, st, c, obs, stack, wk, ctx)
-    mode = wk[0]
+def beat(K, P, st, c, F, seed, ctx, ev, cnt):
+    action = decide(K, P, st, c, F, ctx)
+    mode = work_of(K, st, ctx)[0]
     if action == ATTACK or action == TAG_ATTACK:
-        attack(K, st, c, action == TAG_ATTACK, mode, cand, health, dist, focus, seed, ctx, ev, cnt)
+        attack(K, st, c, action == TAG_ATTACK, mode, F, seed, ctx, ev, cnt)
     elif action == CAST_A:
-        cast(K, st, c, mode, cand, health, dist, focus, seed, ctx, ev, cnt)
+        cast(K, st, c, mode, F, seed, ctx, ev, cnt)
     elif action == USE:
         use(K, st, c, seed, ctx, ev, cnt)
     elif action == MOVE_A:
-        move(K, st, c, mode, cand, health, dist, focus, seed, ctx, ev, cnt)
+        move(K, st, c, mode, F, seed, ctx, ev, cnt)
     elif action == FLEE:
         st[STATUS, c] = FLED
         st[DOWN_ROUND, c] = ctx[RND]

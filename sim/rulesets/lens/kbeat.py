@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from sim import policy_vm, targeting
+from sim import keyed, policy_vm, targeting
 from sim.rulesets.lens.kcore import (
     BODYV,
     BRACKET,
@@ -19,6 +19,14 @@ from sim.rulesets.lens.kcore import (
     ITEMS,
     MOM,
     RND,
+    SK,
+    dist_of,
+    focus_of,
+    health_of,
+    obs_of,
+    policy_views,
+    stack_of,
+    work_of,
     STANDING,
     STATUS,
     VOID,
@@ -69,7 +77,7 @@ def held(K, st, c):
     """Momentum c keeps back for defence now: the family's `hold` while blows may still come
     (before the monsters, or against enemy characters); the default play holds what the
     blows expected at it are worth defending."""
-    ci, R = K[0], K[9]
+    ci, R = K[0], K[2]
     if st[EARLY, c] == 0 and R[R_PVP] == 0:
         return 0
     if ci[c, EV] == 1:
@@ -94,7 +102,7 @@ def _reach_of(K, c, spell):
 @_inline
 def candidates(K, st, c, reach, cand, need_chance, spell):
     """Mark the standing enemies within reach (and, fixed, with a chance to connect)."""
-    ci, R = K[0], K[9]
+    ci, R = K[0], K[2]
     found = False
     for j in range(st.shape[1]):
         ok = ci[j, SIDE] != ci[c, SIDE] and st[STATUS, j] == STANDING and distance(K, st, c, j) <= reach
@@ -109,17 +117,21 @@ def candidates(K, st, c, reach, cand, need_chance, spell):
 
 
 @_inline
-def pick(K, st, c, mode, cand, health, dist, focus, u):
+def pick(K, st, c, mode, cand, F, seed, ctx, site, k):
+    """The target among the candidates; the keyed uniform that breaks ties or picks at
+    random is drawn only when there are two or more."""
+    health, dist = health_of(st, F), dist_of(st, F)
     for j in range(st.shape[1]):
         health[j] = st[BODYV, j]
         dist[j] = distance(K, st, c, j)
-    return targeting.choose(mode, cand, health, dist, focus[K[0][c, SIDE]], u)
+    u = keyed.uniform(seed, ctx[SK], ctx[RND], site, c, k) if targeting.count(cand) > 1 else 0.0
+    return targeting.choose(mode, cand, health, dist, focus_of(K, ctx)[K[0][c, SIDE]], u)
 
 
 @_jit
-def decide(K, P, st, c, obs, stack, wk, ctx):
+def decide(K, P, st, c, F, ctx):
     """The family's action for this beat (and the scripted rule's, where one holds)."""
-    ci, cf, R = K[0], K[1], K[9]
+    ci, cf, R = K[0], K[1], K[2]
     C = st.shape[1]
     acts = ci[c, ACT] == 1
     alone = True
@@ -158,20 +170,22 @@ def decide(K, P, st, c, obs, stack, wk, ctx):
     action = choice if wants else HOLD_A
     mode = ci[c, TARGET]
     if ci[c, SCRIPTED] == 1:
+        obs = obs_of(st, F)
         observe(K, P, st, c, obs, frac, in_reach, ctx)
-        r = policy_vm.first_rule(P[0], P[1], P[2], P[3], P[6], c, obs, stack)
+        op, arg, const, rule_code, actions, modes, rule_first, _ = policy_views(P)
+        r = policy_vm.first_rule(op, arg, const, rule_code, rule_first, c, obs, stack_of(st, F))
         if r >= 0:
-            action = P[4][r]
-            if P[5][r] >= 0:
-                mode = P[5][r]
-    wk[0] = mode
+            action = actions[r]
+            if modes[r] >= 0:
+                mode = modes[r]
+    work_of(K, st, ctx)[0] = mode
     return action
 
 
 @_inline
 def observe(K, P, st, c, obs, frac, in_reach, ctx):
-    ci, R = K[0], K[9]
-    reads = P[7]
+    ci, R = K[0], K[2]
+    reads = P[2]
     C = st.shape[1]
     allies, enemies, near = 0, 0, 999
     for j in range(C):

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from numba import njit
 
-from sim import keyed
 from sim.rulesets.lens.kcore import (
+    drow_table,
+    tag_table,
     ATTACKS,
     COND,
     DEALT,
     DEFENCES,
+    DEFENDED,
     E_DEFEND,
     E_RIPOSTE,
     E_SOAK,
@@ -23,13 +25,11 @@ from sim.rulesets.lens.kcore import (
     LOCKED,
     MOM,
     OWED,
-    RND,
     SITE_DEFEND,
     SITE_DODGE_STEP,
     SITE_RIPOSTE,
     SITE_RIPOSTE_DAMAGE,
     SITE_STACKED,
-    SK,
     SPENT,
     STANDING,
     STATUS,
@@ -40,10 +40,12 @@ from sim.rulesets.lens.kcore import (
     free_neighbours,
     harm,
     inflict,
+    inflict_tags,
     roll_dice,
     soak,
 )
 from sim.rulesets.lens.ktables import (
+    DEF_ROWS,
     AR,
     ARMOR,
     ATT_COND,
@@ -95,7 +97,7 @@ _jit = njit(cache=True, nogil=True, _nrt=False)
 @_inline
 def drop_one(K, mask):
     """Mitigation removes the first removable tag (one that inflicts a condition)."""
-    tags = K[7]
+    tags = tag_table(K)
     n = tags[9]
     for r in range(n):
         b = tags[10 + r]
@@ -106,7 +108,7 @@ def drop_one(K, mask):
 
 @_inline
 def tag_conditions(K, mask):
-    tags = K[7]
+    tags = tag_table(K)
     bits = 0
     for k in range(4):
         if mask & tags[5 + k]:
@@ -116,7 +118,7 @@ def tag_conditions(K, mask):
 
 @_inline
 def allowed(K, st, who, d, mask, missile, magical):
-    ci, tags, R = K[0], K[7], K[9]
+    ci, tags, R = K[0], tag_table(K), K[2]
     if ci[who, IS_CHAR] == 0 or not (ci[who, DEF_ALLOWED] >> d & 1) or (mask & tags[d]) != 0:
         return False
     mom = st[MOM, who] >= 1
@@ -138,7 +140,7 @@ def allowed(K, st, who, d, mask, missile, magical):
 @_inline
 def choose_defence(K, st, who, tn, mean, mask, missile, magical):
     """The defence with the largest expected saving, -1 for none."""
-    ci, cf, R = K[0], K[1], K[9]
+    ci, cf, R = K[0], K[1], K[2]
     ev = ci[who, EV] == 1
     mv = momentum_worth(K, st, who) if ev else cf[who, MOMENTUM_VALUE]
     policy = ci[who, DEFEND]
@@ -158,7 +160,7 @@ def choose_defence(K, st, who, tn, mean, mask, missile, magical):
 @_jit
 def strike(K, st, att, who, damage, mask, missile, magical, mean, blow, defendable, seed, ctx, ev, cnt):
     """A connecting blow of `damage` on `who`; returns the damage dealt."""
-    ci, R = K[0], K[9]
+    ci, R = K[0], K[2]
     if st[STATUS, who] != STANDING:
         return 0
     if ci[who, IS_CHAR] == 1:
@@ -168,7 +170,7 @@ def strike(K, st, att, who, damage, mask, missile, magical, mean, blow, defendab
         if d != damage:
             emit(ev, cnt, ctx, E_SOAK, who, damage - d, damage, d, 0, 0)
         if d > 0 or R[R_FIXES] & FIX_TAGS:  # fixed: a soaked blow still carries its tags
-            inflict(st, who, tag_conditions(K, mask), 0, ctx, ev, cnt)
+            inflict_tags(st, att, who, tag_conditions(K, mask), ctx, ev, cnt)
         harm(K, st, who, d, ctx, ev, cnt)
     st[DEALT, att] += d
     return d
@@ -176,7 +178,7 @@ def strike(K, st, att, who, damage, mask, missile, magical, mean, blow, defendab
 
 @_jit
 def defend(K, st, att, who, damage, mask, missile, magical, mean, blow, defendable, seed, ctx, ev, cnt):
-    ci, cf, drows, R = K[0], K[1], K[6], K[9]
+    ci, cf, drows, R = K[0], K[1], drow_table(K), K[2]
     tn = ci[att, ATT_RATING]
     d = choose_defence(K, st, who, tn, mean, mask, missile, magical) if defendable else -1
     fixed = (R[R_FIXES] & FIX_HAMSTRUNG) != 0
@@ -188,6 +190,7 @@ def defend(K, st, att, who, damage, mask, missile, magical, mean, blow, defendab
     if d >= 0:
         eff = challenge(K, who, R[R_DEF_AB0 + d], tn, 0, 0, seed, ctx, SITE_DEFEND, blow, 0, ev, cnt)
         st[DEFENCES, who] += 1
+        st[DEFENDED + d, who] += 1
         if d >= BLOCK:
             st[MOM, who] -= 1
             st[SPENT, who] += 1
@@ -200,58 +203,58 @@ def defend(K, st, att, who, damage, mask, missile, magical, mean, blow, defendab
                 row = 4
         dropped = drop_one(K, tags)
         prefer_tag = ci[who, MITIGATE_TAG] == 1 and dropped != tags
-        rtag = drows[d, row, TAG]
-        if drows[d, row, AR] == -1 and not (rtag == 2 and prefer_tag):
+        rtag = drows[d * DEF_ROWS + row, TAG]
+        if drows[d * DEF_ROWS + row, AR] == -1 and not (rtag == 2 and prefer_tag):
             dmg = max(dmg - ar, 0)
-        elif drows[d, row, AR] == 1:
+        elif drows[d * DEF_ROWS + row, AR] == 1:
             dmg += ar
         if rtag == 1 or (rtag == 2 and prefer_tag):
             tags = dropped
-        if drows[d, row, NEGATE] == 2:
+        if drows[d * DEF_ROWS + row, NEGATE] == 2:
             dmg //= 2
-        negated = drows[d, row, NEGATE] == 1
-        if R[R_STACKS] == 1 and d >= BLOCK and not negated and ar > 0 and (tags & K[7][MITIGATE]) == 0:
+        negated = drows[d * DEF_ROWS + row, NEGATE] == 1
+        if R[R_STACKS] == 1 and d >= BLOCK and not negated and ar > 0 and (tags & tag_table(K)[MITIGATE]) == 0:
             stacked = True
             e2 = challenge(K, who, R[R_DEF_AB0 + MITIGATE], tn, 0, 0, seed, ctx, SITE_STACKED, blow, 0, ev, cnt)
             r2 = 4 if (e2 == 1 and take) else e2
-            if drows[MITIGATE, r2, AR] == -1:
+            if drows[MITIGATE * DEF_ROWS + r2, AR] == -1:
                 dmg = max(dmg - ar, 0)
-            elif drows[MITIGATE, r2, AR] == 1:
+            elif drows[MITIGATE * DEF_ROWS + r2, AR] == 1:
                 dmg += ar
         if negated:
             dmg = 0
     emit(ev, cnt, ctx, E_DEFEND, who, d, tn, eff, int(costly) + 2 * int(negated) + 4 * int(stacked), dmg)
     if not negated and (dmg > 0 or tags_ride):  # fixed: tags ride on a blow armour soaked to 0
-        inflict(st, who, tag_conditions(K, tags), 0, ctx, ev, cnt)
+        inflict_tags(st, att, who, tag_conditions(K, tags), ctx, ev, cnt)
     if d >= 0:
         _row_effects(K, st, att, who, d, row, blow, seed, ctx, ev, cnt)
     harm(K, st, who, dmg, ctx, ev, cnt)
-    if d >= 0 and drows[d, row, RIPOSTE] == 1 and ci[who, HAS_WEAPON] == 1:
+    if d >= 0 and drows[d * DEF_ROWS + row, RIPOSTE] == 1 and ci[who, HAS_WEAPON] == 1:
         _riposte(K, st, who, att, blow, seed, ctx, ev, cnt)
     return dmg
 
 
 @_inline
 def _row_effects(K, st, att, who, d, row, blow, seed, ctx, ev, cnt):
-    drows = K[6]
-    if drows[d, row, DEF_COND] >= 0:
-        inflict(st, who, 1 << drows[d, row, DEF_COND], 1, ctx, ev, cnt)
-    if drows[d, row, ATT_COND] >= 0:
-        inflict(st, att, 1 << drows[d, row, ATT_COND], 1, ctx, ev, cnt)
-    if drows[d, row, LOCK] == 1:
+    drows = drow_table(K)
+    if drows[d * DEF_ROWS + row, DEF_COND] >= 0:
+        inflict(st, who, 1 << drows[d * DEF_ROWS + row, DEF_COND], 1, ctx, ev, cnt)
+    if drows[d * DEF_ROWS + row, ATT_COND] >= 0:
+        inflict(st, att, 1 << drows[d * DEF_ROWS + row, ATT_COND], 1, ctx, ev, cnt)
+    if drows[d * DEF_ROWS + row, LOCK] == 1:
         st[LOCKED, who] = 1
-    if drows[d, row, MOM_LOSS] > 0:
+    if drows[d * DEF_ROWS + row, MOM_LOSS] > 0:
         if st[MOM, who] <= 0:
             st[OWED, who] += 1
         st[MOM, who] = max(st[MOM, who] - 1, 0)
-    if drows[d, row, MOVE] == 1:
-        dodge_step(K, st, who, keyed.uniform(seed, ctx[SK], ctx[RND], SITE_DODGE_STEP, blow, 0), ctx, ev, cnt)
+    if drows[d * DEF_ROWS + row, MOVE] == 1:
+        dodge_step(K, st, who, seed, ctx, SITE_DODGE_STEP, blow, ev, cnt)
 
 
 @_jit
 def _riposte(K, st, who, att, blow, seed, ctx, ev, cnt):
     """Parry's Triumph: a free attack back, which cannot be defended."""
-    ci, R = K[0], K[9]
+    ci, R = K[0], K[2]
     e = challenge(K, who, R[R_WEAPON_USE], ci[att, DEFENSE], 0, 0, seed, ctx, SITE_RIPOSTE, blow, 0, ev, cnt)
     st[ATTACKS, who] += 1
     emit(ev, cnt, ctx, E_RIPOSTE, who, e, 0, 0, 0, 0)

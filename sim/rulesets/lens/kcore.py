@@ -1,8 +1,9 @@
 """Scalar pieces of the Lens kernel: the challenge roll, harm, conditions, the grid.
 
 Everything here works on one skirmish: `st` is its state (rows below, one column per
-combatant), `K` the scenario's tables (ktables.KernelTables, as a tuple), `ctx` the
-skirmish index, the round and whether this skirmish is traced.
+combatant), `K` the scenario's tables packed into three arrays (ktables.pack, read
+through the accessors below), `ctx` the integer scratch that starts with the skirmish
+index, the round, whether this skirmish is traced and the beat.
 """
 from __future__ import annotations
 
@@ -11,6 +12,19 @@ from numba import njit
 
 from sim import events, keyed
 from sim.rulesets.lens.ktables import (
+    N_OBS,
+    R_SIDES,
+    MAX_TN,
+    R_N_AB,
+    R_N_COND,
+    R_OFF_AB,
+    R_OFF_COND,
+    R_OFF_DROWS,
+    R_OFF_PREFIX,
+    R_OFF_PROB,
+    R_OFF_SI,
+    R_OFF_SMEAN,
+    R_OFF_TAGS,
     ARMOR,
     BODY,
     C_LOSS,
@@ -29,7 +43,11 @@ from sim.rulesets.lens.ktables import (
 )
 
 (STATUS, BODYV, VOID, BRACKET, MOM, OWED, TURN_OVER, LOCKED, COND, FRESH, FORMED, PROGRESS, ITEMS, ATTACKS, HITS,
- DEALT, TAKEN, SPENT, DEFENCES, RECOVERED, DOWN_ROUND, EARLY, PX, PY, LOST, START_MOM, NST) = range(27)
+ DEALT, TAKEN, SPENT, DEFENCES, RECOVERED, DOWN_ROUND, EARLY, PX, PY, LOST, START_MOM) = range(26)
+# Rows DEFENDED .. DEFENDED + 4 count how often each defence (Abjure .. Parry) was chosen, and
+# TAGS_APPLIED the conditions this combatant's blows applied through their tags (weapon or
+# attack tags, a Triumph, a paid Tag): the inert-rules list reads them.
+DEFENDED, TAGS_APPLIED, NST = 26, 31, 32
 STANDING, UNCONSCIOUS, DEAD = 0, 1, 2
 SK, RND, TRACING, BEAT = range(4)  # ctx entries
 # Event sites of keyed randomness (sim/keyed.py): actor and k are given where used.
@@ -46,6 +64,105 @@ NEIGHBOURS_X = np.array([1, -1, 0, 0, 1, 1, -1, -1], dtype=np.int64)
 NEIGHBOURS_Y = np.array([0, 0, 1, -1, 1, -1, 1, -1], dtype=np.int64)
 
 _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+
+
+# The scenario's tables travel as K = (ci, cf, rules) (ktables.pack): ci and cf hold the
+# per-combatant integers and floats in their first C rows and every other table below
+# them, found by offsets in `rules`. Three arrays make a call pass some 25 machine words
+# where thirteen tables passed some 140 (a skirmish makes a few hundred calls).
+@_inline
+def ability_row(K, who, ability):
+    """(talent, training, tool, quality modifier) sides of who's ability."""
+    R = K[2]
+    return K[0][R[R_OFF_AB] + who * R[R_N_AB] + ability]
+
+
+@_inline
+def prefix_table(K):
+    """prefix[c, k]: the tag mask of c's first k weapon tags."""
+    return K[0][K[2][R_OFF_PREFIX]:]
+
+
+@_inline
+def slot_table(K):
+    """si[s, X]: the monster attack slots."""
+    return K[0][K[2][R_OFF_SI]:]
+
+
+@_inline
+def slot_mean(K, s):
+    return K[1][K[2][R_OFF_SMEAN] + s, 0]
+
+
+@_inline
+def drow_table(K):
+    """drows[d * DEF_ROWS + outcome, X]: what each defence row does."""
+    return K[0][K[2][R_OFF_DROWS]:]
+
+
+@_inline
+def tag_table(K):
+    """Defeat masks (5), condition masks (4), the count of removable tags, their bits."""
+    return K[0][K[2][R_OFF_TAGS]]
+
+
+@_inline
+def cond_table(K):
+    R = K[2]
+    return K[0][R[R_OFF_COND]:R[R_OFF_COND] + R[R_N_COND]]
+
+
+# The scratch of one skirmish travels as two arrays too. Integers (ctx): the context
+# (SK, RND, TRACING, BEAT), then each side's focus, the work row (a mode, walking
+# monsters' goals, monsters' orders and modes: 3C + 2), the target candidates (C).
+# Floats (F): health (C), distance (C), the observations, the policy machine's stack.
+@_inline
+def focus_of(K, ctx):
+    return ctx[4:4 + max(K[2][R_SIDES], 1)]
+
+
+@_inline
+def work_of(K, st, ctx):
+    a = 4 + max(K[2][R_SIDES], 1)
+    return ctx[a:a + 3 * st.shape[1] + 2]
+
+
+@_inline
+def cand_of(K, st, ctx):
+    a = 4 + max(K[2][R_SIDES], 1) + 3 * st.shape[1] + 2
+    return ctx[a:a + st.shape[1]]
+
+
+@_inline
+def health_of(st, F):
+    return F[:st.shape[1]]
+
+
+@_inline
+def dist_of(st, F):
+    return F[st.shape[1]:2 * st.shape[1]]
+
+
+@_inline
+def obs_of(st, F):
+    return F[2 * st.shape[1]:2 * st.shape[1] + N_OBS]
+
+
+@_inline
+def stack_of(st, F):
+    return F[2 * st.shape[1] + N_OBS:]
+
+
+@_inline
+def policy_views(P):
+    """The policy table (sim/policy_vm.py) from P = (integers, constants, reads): op, arg,
+    const, rule_code, rule_action, rule_target, rule_first, reads; the integers start
+    with the offsets of their six parts (play.pack_policy)."""
+    PI = P[0]
+    return (PI[PI[0]:PI[1]], PI[PI[1]:PI[2]], P[1], PI[PI[2]:PI[3]], PI[PI[3]:PI[4]], PI[PI[4]:PI[5]],
+            PI[PI[5]:PI[6]], P[2])
+
+
 # The rules themselves are compiled once each and called: inlining every rule into every
 # caller made one kernel of some 10 GB of compiler memory.
 _jit = njit(cache=True, nogil=True, _nrt=False)
@@ -59,14 +176,24 @@ def emit(ev, cnt, ctx, code, a, b, c, d, e, f):
 
 @_inline
 def roll_dice(count, sides, bonus, seed, ctx, site, actor, k0):
+    """count d sides + bonus, die j being number k0 + j of a blocked site: one Philox
+    evaluation serves four dice (sim/keyed.py)."""
     if count <= 0 or sides <= 0:
         return bonus
-    return keyed.dice(count, sides, bonus, seed, ctx[SK], ctx[RND], site, actor, k0)
+    total = np.int64(bonus)
+    zero = np.uint64(0)
+    w = (zero, zero, zero, zero)
+    for j in range(count):
+        k = k0 + j
+        if j == 0 or k % 4 == 0:
+            w = keyed.block(seed, ctx[SK], ctx[RND], site, actor, k // 4)
+        total += keyed.die_word_quick(w[k % 4], sides, seed, ctx[SK], ctx[RND], site, actor, k)
+    return total
 
 
 @_inline
-def _face(sides, seed, ctx, site, actor, k):
-    return keyed.die(sides, seed, ctx[SK], ctx[RND], site, actor, k) if sides > 0 else 0
+def _face(word, sides, seed, ctx, site, actor, k):
+    return keyed.die_word_quick(word, sides, seed, ctx[SK], ctx[RND], site, actor, k) if sides > 0 else 0
 
 
 @_inline
@@ -74,14 +201,18 @@ def challenge(K, who, ability, tn, assist, interfere, seed, ctx, site, actor, k0
     """Efforts (0 Botch .. 3 Triumph) of character `who` rolling `ability` against `tn`.
 
     Dice j = 0 (Talent), 1, 2 (Training or tool), 3 (assister's Talent), 4 (interferer's)
-    are keyed k0 + j, so the same roll reads the same faces whoever helps."""
-    ab, R = K[2], K[9]
-    talent, training, tool, mod = ab[who, ability, 0], ab[who, ability, 1], ab[who, ability, 2], ab[who, ability, 3]
+    are numbers k0 + j of a blocked site (k0 a multiple of 4): the first four come from one
+    Philox evaluation, and the same roll reads the same faces whoever helps."""
+    ab, R = ability_row(K, who, ability), K[2]
+    talent, training, tool, mod = ab[0], ab[1], ab[2], ab[3]
     variant = R[R_CHALLENGE]
-    t = _face(talent, seed, ctx, site, actor, k0)
+    w0, w1, w2, w3 = keyed.block(seed, ctx[SK], ctx[RND], site, actor, k0 // 4)
+    t = _face(w0, talent, seed, ctx, site, actor, k0)
     shown = t
-    fa = _face(assist, seed, ctx, site, actor, k0 + 3)
-    fi = _face(interfere, seed, ctx, site, actor, k0 + 4)
+    fa = _face(w3, assist, seed, ctx, site, actor, k0 + 3)
+    fi = 0
+    if interfere > 0:
+        fi = keyed.die4(interfere, seed, ctx[SK], ctx[RND], site, actor, k0 + 4)
     if assist > 0:
         t = max(t, fa)
     if interfere > 0:
@@ -90,8 +221,8 @@ def challenge(K, who, ability, tn, assist, interfere, seed, ctx, site, actor, k0
     has1 = has2 = False
     if training > 0:
         third = tool if variant == VARIANT_TOOL else training
-        d1 = _face(training, seed, ctx, site, actor, k0 + 1)
-        d2 = _face(third, seed, ctx, site, actor, k0 + 2)
+        d1 = _face(w1, training, seed, ctx, site, actor, k0 + 1)
+        d2 = _face(w2, third, seed, ctx, site, actor, k0 + 2)
         has1, has2 = True, third > 0
     h0, h1, h2 = t >= tn, has1 and d1 >= tn, has2 and d2 >= tn
     eff = int(h0) + int(h1) + int(h2)
@@ -148,8 +279,8 @@ def helped_chances(K, who, ability, tn, assist, interfere):
     """(Botch, Sacrifice, Success, Triumph) chances of a roll with an Assist / Interfere die.
 
     Exact for two_training and tool_die; under quality_modifier the modifier is left out."""
-    ab, R = K[2], K[9]
-    talent, training, tool = ab[who, ability, 0], ab[who, ability, 1], ab[who, ability, 2]
+    ab, R = ability_row(K, who, ability), K[2]
+    talent, training, tool = ab[0], ab[1], ab[2]
     p0 = die_hits(talent, tn)
     if assist > 0:
         p0 = 1 - (1 - p0) * (1 - die_hits(assist, tn))
@@ -161,15 +292,16 @@ def helped_chances(K, who, ability, tn, assist, interfere):
 
 @_inline
 def chances(K, who, ability, tn):
-    prob = K[3]
-    k = min(max(tn, 0), prob.shape[2] - 1)
-    return prob[who, ability, k, 0], prob[who, ability, k, 1], prob[who, ability, k, 2], prob[who, ability, k, 3]
+    R = K[2]
+    k = min(max(tn, 0), MAX_TN - 1)
+    p = K[1][R[R_OFF_PROB] + (who * R[R_N_AB] + ability) * MAX_TN + k]
+    return p[0], p[1], p[2], p[3]
 
 
 @_inline
 def harm(K, st, who, amount, ctx, ev, cnt):
     """Damage into Body, the excess into Void."""
-    ci, R = K[0], K[9]
+    ci, R = K[0], K[2]
     if amount <= 0 or st[STATUS, who] != STANDING:
         return
     off = min(st[BODYV, who], amount)
@@ -201,9 +333,23 @@ def inflict(st, who, bits, why, ctx, ev, cnt):
 
 
 @_inline
+def inflict_tags(st, att, who, bits, ctx, ev, cnt):
+    """The conditions a blow's tags apply, counted for the attacker."""
+    if bits == 0:
+        return
+    n = 0
+    b = bits
+    while b:
+        n += b & 1
+        b >>= 1
+    st[TAGS_APPLIED, att] += n
+    inflict(st, who, bits, 0, ctx, ev, cnt)
+
+
+@_inline
 def cond_loss(K, bits, col):
     """Sum of a condition-table column over the conditions in `bits`."""
-    cond = K[8]
+    cond = cond_table(K)
     total = 0
     for k in range(cond.shape[0]):
         if bits >> k & 1:
@@ -213,7 +359,7 @@ def cond_loss(K, bits, col):
 
 @_inline
 def cond_any(K, bits, col):
-    cond = K[8]
+    cond = cond_table(K)
     for k in range(cond.shape[0]):
         if bits >> k & 1 and cond[k, col]:
             return True
@@ -225,13 +371,13 @@ def single_loss(K, k):
     """Momentum the condition with index k (-1: none) costs next round."""
     if k < 0:
         return 0
-    return K[8][k, C_LOSS]
+    return cond_table(K)[k, C_LOSS]
 
 
 @_inline
 def distance(K, st, i, j):
     """Cells between combatants i and j (0 when everyone is engaged)."""
-    R = K[9]
+    R = K[2]
     if not R[R_SPATIAL]:
         return 0
     return metric(R[R_METRIC], st[PX, i] - st[PX, j], st[PY, i] - st[PY, j])
@@ -250,7 +396,7 @@ def metric(kind, dx, dy):
 @_inline
 def free_cell(K, st, who, x, y):
     """Whether (x, y) is inside the grid and nobody standing but `who` is there."""
-    R = K[9]
+    R = K[2]
     if x < 0 or y < 0 or x >= R[R_GRID_W] or y >= R[R_GRID_H]:
         return False
     for j in range(st.shape[1]):
@@ -269,14 +415,17 @@ def free_neighbours(K, st, who):
 
 
 @_inline
-def dodge_step(K, st, who, u, ctx, ev, cnt):
-    """Dodge's free step to an open neighbouring square, chosen with one uniform."""
-    if not K[9][R_SPATIAL]:
+def dodge_step(K, st, who, seed, ctx, site, blow, ev, cnt):
+    """Dodge's free step to an open neighbouring square, chosen with one uniform (drawn
+    only when there is a choice)."""
+    if not K[2][R_SPATIAL]:
         return
     n = free_neighbours(K, st, who)
     if n == 0:
         return
-    nth = min(int(u * n), n - 1)
+    nth = 0
+    if n > 1:
+        nth = min(int(keyed.uniform(seed, ctx[SK], ctx[RND], site, blow, 0) * n), n - 1)
     x0, y0 = st[PX, who], st[PY, who]
     for k in range(8):
         x, y = x0 + NEIGHBOURS_X[k], y0 + NEIGHBOURS_Y[k]
@@ -296,7 +445,7 @@ SIDESTEPS = 3
 def walk(K, st, i, goal, budget, stop, ctx, ev, cnt):
     """Step toward `goal` while a free neighbour is closer (or, a few times, as close):
     sim/battlefield.py's walk for one mover. Returns the cells moved."""
-    R = K[9]
+    R = K[2]
     kind = R[R_METRIC]
     x, y = st[PX, i], st[PY, i]
     x0, y0 = x, y
@@ -348,7 +497,7 @@ def walk(K, st, i, goal, budget, stop, ctx, ev, cnt):
 @_inline
 def soak(K, who, damage, mask, magical):
     """A monster's Armor Rating off a connecting blow (not spells, not armour-piercing tags)."""
-    ci, R = K[0], K[9]
+    ci, R = K[0], K[2]
     from_armor = 0
     if R[R_MONSTER_ARMOR] == 1 and not magical and (mask & R[R_PIERCE]) == 0:
         from_armor = ci[who, ARMOR]

@@ -15,6 +15,17 @@ from sim.rulesets.lens.kactions import FLED, beat
 from sim.rulesets.lens.kbeat import FLEE, HOLD_A, observe
 from sim.rulesets.lens.kblows import strike
 from sim.rulesets.lens.kcore import (
+    cand_of,
+    dist_of,
+    focus_of,
+    health_of,
+    obs_of,
+    policy_views,
+    stack_of,
+    work_of,
+    cond_table,
+    slot_mean,
+    slot_table,
     ATTACKS,
     BEAT,
     BODYV,
@@ -22,6 +33,7 @@ from sim.rulesets.lens.kcore import (
     COND,
     DEALT,
     DEFENCES,
+    DEFENDED,
     DOWN_ROUND,
     E_END,
     E_FOCUS,
@@ -57,6 +69,7 @@ from sim.rulesets.lens.kcore import (
     STANDING,
     START_MOM,
     STATUS,
+    TAGS_APPLIED,
     TAKEN,
     TRACING,
     TURN_OVER,
@@ -69,6 +82,9 @@ from sim.rulesets.lens.kcore import (
     walk,
 )
 from sim.rulesets.lens.ktables import (
+    R_OFF_ZLEN,
+    R_OFF_ZONES,
+    R_ZMAX,
     AUTO_CAST,
     BODY,
     BONUS,
@@ -119,8 +135,10 @@ DRAW, UNFINISHED = -1, -2
 STALL_ROUNDS = 500
 # Outcome columns, in this order (out[k]).
 OUT_COLUMNS = ("attacks", "hits", "damage_dealt", "damage_taken", "final_state", "down_round", "momentum_spent",
-               "defences_used", "recovered", "void", "body_left", "bracket")
-_SOURCES = (ATTACKS, HITS, DEALT, TAKEN, STATUS, DOWN_ROUND, SPENT, DEFENCES, RECOVERED, VOID, BODYV, BRACKET)
+               "defences_used", "recovered", "void", "body_left", "bracket", "defended_abjure", "defended_mitigate",
+               "defended_block", "defended_dodge", "defended_parry", "tags_applied")
+_SOURCES = (ATTACKS, HITS, DEALT, TAKEN, STATUS, DOWN_ROUND, SPENT, DEFENCES, RECOVERED, VOID, BODYV, BRACKET,
+            DEFENDED, DEFENDED + 1, DEFENDED + 2, DEFENDED + 3, DEFENDED + 4, TAGS_APPLIED)
 OUT_ROWS = np.array(_SOURCES, dtype=np.int64)
 # What a skirmish may start from (start[k]): Body left, Void, conditions, item uses left (-1: as built).
 START_KEYS = ("body_left", "void", "conditions", "items_left")
@@ -136,7 +154,7 @@ _jit = njit(cache=True, nogil=True, _nrt=False)
 def _surprised(K, i, rnd, fixed):
     """Whether combatant i loses this round to surprise: the first side (party_surprised) or
     the others (monsters_surprised); before the fix, every character or every monster."""
-    ci, R = K[0], K[9]
+    ci, R = K[0], K[2]
     if rnd != 1 or R[R_SURPRISE] == 0:
         return False
     if fixed:
@@ -146,7 +164,7 @@ def _surprised(K, i, rnd, fixed):
 
 @_inline
 def _lasting(K):
-    cond = K[8]
+    cond = cond_table(K)
     bits = 0
     for k in range(cond.shape[0]):
         if cond[k, C_LASTING]:
@@ -156,7 +174,7 @@ def _lasting(K):
 
 @_jit
 def _start_round(K, st, rnd, ctx, ev, cnt):
-    ci, R = K[0], K[9]
+    ci, R = K[0], K[2]
     fixed = (R[R_FIXES] & FIX_SURPRISE) != 0
     off_balance_fixed = (R[R_FIXES] & FIX_OFF_BALANCE) != 0
     lasting = _lasting(K)
@@ -192,9 +210,10 @@ def _start_round(K, st, rnd, ctx, ev, cnt):
 
 
 @_jit
-def _update_focus(K, st, fo, seed, ctx, ev, cnt):
+def _update_focus(K, st, seed, ctx, ev, cnt):
     """A side keeps its focus until it falls; a new one is drawn among the enemies standing."""
-    ci, R = K[0], K[9]
+    fo = focus_of(K, ctx)
+    ci, R = K[0], K[2]
     for s in range(R[R_SIDES]):
         cur = fo[s]
         if cur >= 0 and st[STATUS, cur] == STANDING and ci[cur, SIDE] != s:
@@ -205,7 +224,7 @@ def _update_focus(K, st, fo, seed, ctx, ev, cnt):
                 m += 1
         fo[s] = -1
         if m:
-            nth = min(int(keyed.uniform(seed, ctx[SK], ctx[RND], SITE_FOCUS, s, 0) * m), m - 1)
+            nth = min(int(keyed.uniform(seed, ctx[SK], ctx[RND], SITE_FOCUS, s, 0) * m), m - 1) if m > 1 else 0
             for j in range(st.shape[1]):
                 if ci[j, SIDE] != s and st[STATUS, j] == STANDING:
                     if nth == 0:
@@ -216,25 +235,26 @@ def _update_focus(K, st, fo, seed, ctx, ev, cnt):
 
 
 @_jit
-def _phase(K, P, st, early, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, cnt):
-    ci, R = K[0], K[9]
+def _phase(K, P, st, early, F, seed, ctx, ev, cnt):
+    ci, R = K[0], K[2]
     for b in range(R[R_BEATS]):
         ctx[BEAT] = b
         anyone = False
         for c in range(st.shape[1]):
             if ci[c, IS_CHAR] == 1 and st[EARLY, c] == early and st[STATUS, c] == STANDING and st[TURN_OVER, c] == 0:
                 anyone = True
-                beat(K, P, st, c, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, cnt)
+                beat(K, P, st, c, F, seed, ctx, ev, cnt)
         if not anyone:
             break
 
 
 @_jit
-def _close_in(K, st, wk, ctx, ev, cnt):
+def _close_in(K, st, ctx, ev, cnt):
     """Monsters with nobody in reach walk their speed toward the nearest enemy; who walks,
     and toward whom, is decided before anybody moves (wk[1 + m]: m's goal)."""
     ci = K[0]
     C = st.shape[1]
+    wk = work_of(K, st, ctx)
     for m in range(C):
         wk[1 + m] = -1
         if ci[m, IS_CHAR] == 1 or ci[m, REACH_ANY] < 0 or st[STATUS, m] != STANDING or wk[1 + C + m] == HOLD_A:
@@ -253,12 +273,14 @@ def _close_in(K, st, wk, ctx, ev, cnt):
 
 
 @_jit
-def _monster_orders(K, P, st, obs, stack, wk, ctx):
+def _monster_orders(K, P, st, F, ctx):
     """A monster's scripted rules, read once at the start of the monsters' phase:
     wk[1 + C + m] its action (-1: attack as usual, HOLD_A: no attack and no move this
     round; `flee` leaves the fight at once), wk[1 + 2C + m] the mode of its attacks."""
     ci = K[0]
     C = st.shape[1]
+    wk, obs, stack = work_of(K, st, ctx), obs_of(st, F), stack_of(st, F)
+    op, arg, const, rule_code, action, mode, rule_first, _ = policy_views(P)
     for m in range(C):
         wk[1 + C + m] = -1
         wk[1 + 2 * C + m] = ci[m, TARGET]
@@ -269,29 +291,31 @@ def _monster_orders(K, P, st, obs, stack, wk, ctx):
             if ci[j, SIDE] != ci[m, SIDE] and st[STATUS, j] == STANDING:
                 in_reach = in_reach or distance(K, st, m, j) <= ci[m, REACH_ANY]
         observe(K, P, st, m, obs, st[BODYV, m] / ci[m, BODY], in_reach, ctx)
-        r = policy_vm.first_rule(P[0], P[1], P[2], P[3], P[6], m, obs, stack)
+        r = policy_vm.first_rule(op, arg, const, rule_code, rule_first, m, obs, stack)
         if r < 0:
             continue
-        if P[5][r] >= 0:
-            wk[1 + 2 * C + m] = P[5][r]
-        if P[4][r] == FLEE:
+        if mode[r] >= 0:
+            wk[1 + 2 * C + m] = mode[r]
+        if action[r] == FLEE:
             st[STATUS, m] = FLED
             st[DOWN_ROUND, m] = ctx[RND]
-        elif P[4][r] == HOLD_A:
+        elif action[r] == HOLD_A:
             wk[1 + C + m] = HOLD_A
 
 
 @_jit
-def _monsters(K, P, st, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, cnt):
-    ci, si, R = K[0], K[5], K[9]
+def _monsters(K, P, st, F, seed, ctx, ev, cnt):
+    ci, si, R = K[0], slot_table(K), K[2]
     fixed = (R[R_FIXES] & FIX_SURPRISE) != 0
     rnd = ctx[RND]
     if R[R_SLOTS] == 0 or (not fixed and rnd == 1 and R[R_SURPRISE] == 2):
         return
-    _monster_orders(K, P, st, obs, stack, wk, ctx)
+    _monster_orders(K, P, st, F, ctx)
     if R[R_SPATIAL] == 1:
-        _close_in(K, st, wk, ctx, ev, cnt)
+        _close_in(K, st, ctx, ev, cnt)
     C = st.shape[1]
+    wk, cand, fo = work_of(K, st, ctx), cand_of(K, st, ctx), focus_of(K, ctx)
+    health, dist = health_of(st, F), dist_of(st, F)
     for s in range(R[R_SLOTS]):
         m = si[s, S_OWNER]
         if st[STATUS, m] != STANDING or si[s, S_RANK] >= ci[m, PER_ROUND] - st[LOST, m] or wk[1 + C + m] == HOLD_A:
@@ -303,14 +327,14 @@ def _monsters(K, P, st, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, c
                        and distance(K, st, m, j) <= si[s, S_REACH])
             health[j] = st[BODYV, j]
             dist[j] = distance(K, st, m, j)
-        u = keyed.uniform(seed, ctx[SK], rnd, SITE_MON_TARGET, s, 0)
+        u = keyed.uniform(seed, ctx[SK], rnd, SITE_MON_TARGET, s, 0) if targeting.count(cand) > 1 else 0.0
         tgt = targeting.choose(wk[1 + 2 * C + m], cand, health, dist, fo[ci[m, SIDE]], u)
         if tgt < 0:
             continue
         st[ATTACKS, m] += 1
         dmg = roll_dice(si[s, S_COUNT], si[s, S_SIDES], si[s, S_BONUS], seed, ctx, SITE_MON_DAMAGE, s, 0)
         emit(ev, cnt, ctx, E_MON_ATTACK, m, tgt, s, dmg, 0, 0)
-        d = strike(K, st, m, tgt, dmg, si[s, S_MASK], si[s, S_MISSILE] == 1, si[s, S_MAGICAL] == 1, K[10][s], s,
+        d = strike(K, st, m, tgt, dmg, si[s, S_MASK], si[s, S_MISSILE] == 1, si[s, S_MAGICAL] == 1, slot_mean(K, s), s,
                    True, seed, ctx, ev, cnt)
         if d > 0:
             st[HITS, m] += 1
@@ -318,7 +342,7 @@ def _monsters(K, P, st, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, c
 
 @_jit
 def _end_round(K, st, ctx, ev, cnt):
-    ci, R = K[0], K[9]
+    ci, R = K[0], K[2]
     for c in range(st.shape[1]):
         if ci[c, IS_CHAR] == 0:
             continue
@@ -334,24 +358,25 @@ def _end_round(K, st, ctx, ev, cnt):
 
 
 @_jit
-def play_round(K, P, st, fo, obs, stack, wk, cand, health, dist, seed, ctx, ev, cnt):
+def play_round(K, P, st, F, seed, ctx, ev, cnt):
     rnd = ctx[RND]
     emit(ev, cnt, ctx, E_ROUND, rnd, 0, 0, 0, 0, 0)
     _start_round(K, st, rnd, ctx, ev, cnt)
-    if K[9][R_USES_FOCUS] == 1:
-        _update_focus(K, st, fo, seed, ctx, ev, cnt)
-    _phase(K, P, st, 1, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, cnt)
+    if K[2][R_USES_FOCUS] == 1:
+        _update_focus(K, st, seed, ctx, ev, cnt)
+    _phase(K, P, st, 1, F, seed, ctx, ev, cnt)
     emit(ev, cnt, ctx, E_PHASE, 0, 0, 0, 0, 0, 0)
-    _monsters(K, P, st, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, cnt)
+    _monsters(K, P, st, F, seed, ctx, ev, cnt)
     emit(ev, cnt, ctx, E_PHASE, 1, 0, 0, 0, 0, 0)
-    _phase(K, P, st, 0, obs, stack, wk, cand, health, dist, fo, seed, ctx, ev, cnt)
+    _phase(K, P, st, 0, F, seed, ctx, ev, cnt)
     _end_round(K, st, ctx, ev, cnt)
 
 
 @_jit
 def _place(K, st, zi, seed, ctx, ev, cnt):
     """Starting cells: the formation's, scattered sides drawing theirs from their zone."""
-    ci, R, zones, zone_len = K[0], K[9], K[11], K[12]
+    ci, R = K[0], K[2]
+    zones, zone_len = K[0][R[R_OFF_ZONES]:], K[0][R[R_OFF_ZLEN]]
     for i in range(st.shape[1]):
         st[PX, i], st[PY, i] = ci[i, START_X], ci[i, START_Y]
     for s in range(R[R_SIDES]):
@@ -365,7 +390,8 @@ def _place(K, st, zi, seed, ctx, ev, cnt):
             if ci[i, SCATTER] == 1 and ci[i, SIDE] == s:  # a partial shuffle, one keyed pick per member
                 j = k + keyed.pick(z - k, seed, ctx[SK], 0, SITE_PLACE, s, k)
                 zi[k], zi[j] = zi[j], zi[k]
-                st[PX, i], st[PY, i] = zones[s, zi[k], 0], zones[s, zi[k], 1]
+                cell = zones[s * R[R_ZMAX] + zi[k]]
+                st[PX, i], st[PY, i] = cell[0], cell[1]
                 k += 1
     if R[R_SPATIAL] == 1:
         for i in range(st.shape[1]):
@@ -373,8 +399,8 @@ def _place(K, st, zi, seed, ctx, ev, cnt):
 
 
 @_jit
-def _begin(K, st, fo, has_start, start, row, zi, seed, ctx, ev, cnt):
-    ci, R = K[0], K[9]
+def _begin(K, st, has_start, start, row, zi, seed, ctx, ev, cnt):
+    ci, R = K[0], K[2]
     st[:, :] = 0
     for i in range(st.shape[1]):
         st[BODYV, i] = ci[i, BODY]
@@ -390,6 +416,7 @@ def _begin(K, st, fo, has_start, start, row, zi, seed, ctx, ev, cnt):
                 st[ITEMS, i] = start[3, row, i]
             if st[BODYV, i] <= 0:
                 st[STATUS, i] = 1
+    fo = focus_of(K, ctx)
     for s in range(fo.shape[0]):
         fo[s] = -1
     ctx[RND] = 0
@@ -428,18 +455,19 @@ def _unchanged(st, snap):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def play_kernel(K, P, seed, first, n, max_rounds, has_start, start, out, winner, rounds, stalled, st, snap, fo,
-                ctx, obs, stack, wk, cand, health, dist, zi, ev, cnt, traced):
+def play_kernel(K, P, seed, first, n, max_rounds, has_start, start, out, winner, rounds, stalled, st, snap, ctx, F,
+                zi, ev, cnt, traced):
     """Play skirmishes first .. first + n - 1 into out (columns OUT_COLUMNS, (k, n, C)),
-    winner and rounds; the skirmish numbered `traced` writes its events."""
+    winner and rounds; the skirmish numbered `traced` writes its events. ctx and F are
+    the integer and float scratch (kcore.focus_of .. stack_of)."""
     for row in range(n):
         ctx[SK] = first + row
         ctx[TRACING] = 1 if first + row == traced else 0
-        _begin(K, st, fo, has_start, start, row, zi, seed, ctx, ev, cnt)
+        _begin(K, st, has_start, start, row, zi, seed, ctx, ev, cnt)
         w, played, quiet = UNFINISHED, max_rounds, 0
         for rnd in range(1, max_rounds + 1):
             ctx[RND] = rnd
-            play_round(K, P, st, fo, obs, stack, wk, cand, health, dist, seed, ctx, ev, cnt)
+            play_round(K, P, st, F, seed, ctx, ev, cnt)
             res = _winner(K, st)
             if res != -3:
                 w, played = res, rnd

@@ -30,7 +30,11 @@ S_OWNER, S_RANK, S_COUNT, S_SIDES, S_BONUS, S_MASK, S_MISSILE, S_MAGICAL, S_REAC
  R_MONSTER_ARMOR, R_FORMED_ROUND, R_ZERO_VOID, R_VOID_LIMIT, R_VOID_DEATH, R_MONSTER_DEAD, R_SPATIAL, R_GRID_W,
  R_GRID_H, R_METRIC, R_BEATS, R_USES_FOCUS, R_PVP, R_FIXES, R_PIERCE, R_SIDES, R_SLOTS, R_CELL_FEET,
  R_WEAPON_USE, R_SOURCE, R_DEF_AB0) = range(30)
-NR = R_DEF_AB0 + 5  # the five defences' ability columns
+# Where pack() put the other tables: rows of ci (integers) or cf (floats), and their sizes.
+(R_OFF_PREFIX, R_OFF_SI, R_OFF_COND, R_N_COND, R_OFF_DROWS, R_OFF_TAGS, R_OFF_AB, R_N_AB, R_OFF_ZONES, R_ZMAX,
+ R_OFF_ZLEN, R_OFF_PROB, R_OFF_SMEAN) = range(R_DEF_AB0 + 5, R_DEF_AB0 + 18)  # after the five defences' abilities
+NR = R_OFF_SMEAN + 1
+DEF_ROWS = 5  # rows per defence: Botch, Sacrifice, Success, Triumph, the Sacrifice's costly branch
 # The rule fixes of issue 13, one bit each in rules[R_FIXES] (0: the old readings, for the agreement checks).
 FIX_TAGS, FIX_HOLD, FIX_SURPRISE, FIX_ZERO_CHANCE, FIX_OFF_BALANCE, FIX_MOVE, FIX_HAMSTRUNG = (1 << k for k in range(7))
 FIX_ALL = (1 << 7) - 1
@@ -42,6 +46,7 @@ METRICS = ("chebyshev", "manhattan")  # anything else: 1-2-1
 VARIANTS = CH.VARIANTS
 OBSERVATIONS = ("round", "momentum", "body", "health", "void", "bracket", "stun", "prone", "hamstrung", "disarmed",
                 "distance", "in_reach", "spell_formed", "items_left", "allies_standing", "enemies_standing")
+N_OBS = len(OBSERVATIONS)
 FAMILY_EV = S.FAMILIES.index("expected_value")
 
 
@@ -182,3 +187,33 @@ def build_tables(setup) -> KernelTables:
 
 def _spatial(setup) -> bool:
     return setup.rules["engagement"] == "battlefield" and setup.grid is not None
+
+
+def _stack(blocks: list[np.ndarray], dtype) -> tuple[np.ndarray, list[int]]:
+    """2-D blocks one below the other, as wide as the widest; the first row of each."""
+    width = max(b.shape[1] for b in blocks)
+    out = np.zeros((sum(b.shape[0] for b in blocks), width), dtype)
+    starts, row = [], 0
+    for b in blocks:
+        out[row:row + b.shape[0], :b.shape[1]] = b
+        starts.append(row)
+        row += b.shape[0]
+    return out, starts
+
+
+def pack(kt: KernelTables) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel's K = (integers, floats, rules): the per-combatant integers and floats
+    first (ci[c, X] and cf[c, X] read as before), the other tables below them at the
+    offsets written into rules (kcore's accessors read them)."""
+    C, A = kt.ab.shape[0], kt.ab.shape[1]
+    assert kt.drows.shape[1] == DEF_ROWS
+    ints, (_, o_prefix, o_si, o_cond, o_drows, o_tags, o_ab, o_zones, o_zlen) = _stack(
+        [kt.ci, kt.prefix, kt.si, kt.cond, kt.drows.reshape(-1, kt.drows.shape[2]), kt.tags[None, :],
+         kt.ab.reshape(C * A, 4), kt.zones.reshape(-1, 2), kt.zone_len[None, :]], np.int64)
+    floats, (_, o_prob, o_smean) = _stack([kt.cf, kt.prob.reshape(-1, 4), kt.smean[:, None]], np.float64)
+    rules = kt.rules.copy()
+    rules[[R_OFF_PREFIX, R_OFF_SI, R_OFF_COND, R_N_COND, R_OFF_DROWS, R_OFF_TAGS, R_OFF_AB, R_N_AB, R_OFF_ZONES,
+           R_ZMAX, R_OFF_ZLEN, R_OFF_PROB, R_OFF_SMEAN]] = (
+        o_prefix, o_si, o_cond, kt.cond.shape[0], o_drows, o_tags, o_ab, A, o_zones, kt.zones.shape[1], o_zlen,
+        o_prob, o_smean)
+    return ints, floats, rules

