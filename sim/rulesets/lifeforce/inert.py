@@ -1,0 +1,65 @@
+"""Lifeforce: a shield never used for a Shield Block, a stunt never bought (sim/inert.py),
+read from the outcome columns `shield_blocks`, `stunt_points` (points a combatant's
+attacks earned in the skirmish) and `stunt_<name>` (how often it bought that stunt).
+"""
+from __future__ import annotations
+
+from sim.inert import blocks, item, per_combatant, total
+from sim.rulesets.lifeforce import tables as T
+
+
+def _shield_reason(c) -> str:
+    p = c.policy.params
+    readies = p.get("ready") == "block" and p.get("family") == "guardian"
+    if "shield_block" not in c.stats["reactions"] and not readies:
+        return "its reactions leave out shield_block and its policy never readies a block"
+    if p.get("use_reaction") in ("none", "attack_of_opportunity") and not readies:
+        return f"its policy keeps its Reaction for {p['use_reaction'].replace('_', ' ')}".replace("for none",
+                                                                                                 "nothing")
+    return (f"no blow it faced found its Reaction or a readied block free (policy {p.get('family')}, "
+            f"use_reaction {p.get('use_reaction')})")
+
+
+def _shield(scenario, table, label, idx, c) -> list[dict]:
+    if not c.stats["shield"] or total(scenario, table, "shield_blocks", idx):
+        return []
+    return [item(label, f"shield ({c.stats['shield']}) never used for a Block", _shield_reason(c))]
+
+
+def _buying_list(c, costs) -> tuple[tuple[str, ...], str]:
+    """The stunts its policy would buy, and how the policy names that list."""
+    p = c.policy.params
+    if p.get("stunt_order"):
+        return tuple(p["stunt_order"]), "its stunt_order"
+    order = T.STUNT_PRIORITIES.get(p.get("stunts"))
+    if order is not None:
+        return order, f"its stunt order ({p['stunts']})"
+    return tuple(n for n, cost in zip(T.STUNT_NAMES, costs) if cost >= 0), "its policy"
+
+
+def _stunts(scenario, table, label, idx, c) -> list[dict]:
+    if not all(f"stunt_{n}" in table.columns for n in T.STUNT_NAMES):
+        return []
+    costs = T.stunt_costs(c.stats["stunts"], scenario.rules["spell_stunt_costs"])
+    wanted, whose = _buying_list(c, costs)
+    most = int(per_combatant(scenario, table, "stunt_points")[:, idx].max())
+    by_reason: dict[str, list[str]] = {}
+    for name in wanted:
+        cost = int(costs[T.STUNT[name]])
+        if cost < 0 or total(scenario, table, f"stunt_{name}", idx):
+            continue
+        if most < cost:
+            why = (f"no skirmish gave it stunt points above {most}" if most else "it never earned a stunt point")
+            name = f"{name} (costs {cost})"
+        else:
+            why = f"{whose} never bought it with the points its attacks earned (at most {most} in a skirmish)"
+        by_reason.setdefault(why, []).append(name)
+    return [item(label, f"stunt{'s' if len(ns) > 1 else ''} never bought: {', '.join(ns)}", why)
+            for why, ns in by_reason.items()]
+
+
+def inert(scenario, table) -> list[dict]:
+    out = []
+    for label, idx, c in blocks(scenario):
+        out += _shield(scenario, table, label, idx, c) + _stunts(scenario, table, label, idx, c)
+    return out
