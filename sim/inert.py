@@ -9,9 +9,12 @@ this module gathers, orders and words them, and knows no ruleset.
 
 An item is a dict of three strings: `who` (a combatant or stat-block name, or "rules"),
 `what` (the thing without effect, e.g. "shield never used for a Block") and `reason`
-(why, in the designer's words, e.g. "the all_out policy never defends").
+(why, in the designer's words, e.g. "the all_out policy never defends"; it reads after
+"because").
 """
 from __future__ import annotations
+
+import textwrap
 
 import numpy as np
 import pandas as pd
@@ -92,7 +95,8 @@ def inert_lines(items: list[dict], skirmishes: int) -> list[str]:
         return []
     lines = [f"No effect in any of the {skirmishes:,} skirmishes"]
     for it in items:
-        lines.append(f"  {it['who']}: {it['what']} ({it['reason']})")
+        lines += textwrap.wrap(f"{it['who']}: {it['what']}, because {it['reason']}", width=100,
+                               initial_indent="  ", subsequent_indent="      ")
     return lines
 
 

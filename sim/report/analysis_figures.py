@@ -231,7 +231,10 @@ def tune_figure(frame: pd.DataFrame, param: str, side: str, target: float, answe
                                       f"{100 * target:.0f}% of fights")
     ax = fig.axes[0]
     if answer is not None:
-        ax.axvline(float(answer), color="black", ls="--", lw=1)
-        ax.text(float(answer), 101, f" answer {answer}", ha="left", va="top", fontsize=8.5)
+        # A die answer sits at its position among the values played (the axis is categorical).
+        values = list(frame[param].astype(str))
+        at = float(answer) if _is_numeric(frame[param]) else float(values.index(str(answer)))
+        ax.axvline(at, color="black", ls="--", lw=1)
+        ax.text(at, 101, f" answer {answer}", ha="left", va="top", fontsize=8.5)
     ax.legend(loc="lower left")
     return fig

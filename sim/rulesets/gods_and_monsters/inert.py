@@ -35,7 +35,7 @@ def _level(label, c, warriors: set[str]) -> list[dict]:
                      "does not count it a warrior")]
     if not _leads(c):
         return [item(label, f"level {level} is never read",
-                     "only a warrior who leads reads level, and its policy never leads (lead: false)")]
+                     "only a warrior who leads reads level, and its policy has lead: false")]
     return []
 
 
@@ -45,8 +45,8 @@ def _verve(label, c, verve_users: set[str]) -> list[dict]:
         return []
     words = " and ".join(plural(a) for a in sorted(verve_users)) or "no archetype"
     return [item(label, f"verve {verve} never absorbs damage",
-                 f"rule option verve_archetypes gives verve to {words} only (it still counts in its health "
-                 "share)")]
+                 f"rule option verve_archetypes gives verve to {words} only; it still counts in its "
+                 "health share")]
 
 
 def inert(scenario, table) -> list[dict]:

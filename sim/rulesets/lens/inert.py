@@ -52,7 +52,7 @@ def _defence_reason(scenario, c, defence: str, used: int) -> str:
     if defence == "parry" and attacks and all(missile for _, missile in attacks):
         return "every enemy attack is a missile, which cannot be parried"
     how = f"it defended {used:,} times in all, with other defences" if used else "it never defended"
-    return f"never the defence chosen against the attacks it faced ({how})"
+    return f"it was never the defence chosen against the attacks it faced ({how})"
 
 
 def _shield(scenario, table, label, idx, c) -> list[dict]:
