@@ -26,6 +26,27 @@ def _shield(scenario, table, label, idx, c) -> list[dict]:
     return [item(label, f"shield ({c.stats['shield']}) never used for a Block", _shield_reason(c))]
 
 
+def _costs(c, spell_costs: str) -> list[int]:
+    """Per stunt, the cheapest price on any of its weapons' stunt tables; -1 where none has it."""
+    tables = {w["stunts"] for w in c.stats["weapons"]} or {"weapon"}
+    rows = [T.stunt_costs(t, spell_costs) for t in sorted(tables)]
+    out = []
+    for k in range(len(T.STUNT_NAMES)):
+        offered = [int(r[k]) for r in rows if r[k] >= 0]
+        out.append(min(offered) if offered else -1)
+    return out
+
+
+def _cannot_help(scenario, c, name: str) -> str | None:
+    """Why a stunt could do nothing for this combatant here, where the scenario says so."""
+    if name == "rapid_reload" and not any(w["loading"] for w in c.stats["weapons"]):
+        return "Rapid Reload only speeds a Loading weapon, and it carries none"
+    enemies = sum(1 for e in scenario.combatants if e.side != c.side)
+    if name == "dual_strike" and enemies < 2:
+        return "Dual Strike needs a second enemy beside the target, and it faces one"
+    return None
+
+
 def _buying_list(c, costs) -> tuple[tuple[str, ...], str]:
     """The stunts its policy would buy, and how the policy names that list."""
     p = c.policy.params
@@ -40,7 +61,7 @@ def _buying_list(c, costs) -> tuple[tuple[str, ...], str]:
 def _stunts(scenario, table, label, idx, c) -> list[dict]:
     if not all(f"stunt_{n}" in table.columns for n in T.STUNT_NAMES):
         return []
-    costs = T.stunt_costs(c.stats["stunts"], scenario.rules["spell_stunt_costs"])
+    costs = _costs(c, scenario.rules["spell_stunt_costs"])
     wanted, whose = _buying_list(c, costs)
     most = int(per_combatant(scenario, table, "stunt_points")[:, idx].max())
     by_reason: dict[str, list[str]] = {}
@@ -48,11 +69,12 @@ def _stunts(scenario, table, label, idx, c) -> list[dict]:
         cost = int(costs[T.STUNT[name]])
         if cost < 0 or total(scenario, table, f"stunt_{name}", idx):
             continue
-        if most < cost:
+        why = _cannot_help(scenario, c, name)
+        if why is None and most < cost:
             why = (f"no skirmish gave it stunt points above {most}" if most else "it never earned a stunt point")
             name = f"{name} (costs {cost})"
-        else:
-            why = f"{whose} never bought it with the points its attacks earned (at most {most} in a skirmish)"
+        elif why is None:
+            why = f"{whose} spent the points its attacks earned (at most {most} in a skirmish) on other stunts"
         by_reason.setdefault(why, []).append(name)
     return [item(label, f"stunt{'s' if len(ns) > 1 else ''} never bought: {', '.join(ns)}", why)
             for why, ns in by_reason.items()]
