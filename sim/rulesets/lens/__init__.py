@@ -30,7 +30,9 @@ class Lens:
     # One compiled kernel plays every Lens scenario (sim/rulesets/lens/kernel.py); the
     # NumPy engine below stays for the agreement checks until it is retired.
     compiled = True
-    outcome_columns = ("momentum_spent", "defences_used", "recovered", "void", "body_left", "bracket")
+    outcome_columns = ("momentum_spent", "defences_used", "recovered", "void", "body_left", "bracket",
+                       "defended_abjure", "defended_mitigate", "defended_block", "defended_dodge", "defended_parry",
+                       "tags_applied")
     play = staticmethod(compiled_play.play)
     trace = staticmethod(compiled_play.trace)
     warm = staticmethod(compiled_play.warm)

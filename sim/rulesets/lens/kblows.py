@@ -16,6 +16,7 @@ from sim.rulesets.lens.kcore import (
     COND,
     DEALT,
     DEFENCES,
+    DEFENDED,
     E_DEFEND,
     E_RIPOSTE,
     E_SOAK,
@@ -40,6 +41,7 @@ from sim.rulesets.lens.kcore import (
     free_neighbours,
     harm,
     inflict,
+    inflict_tags,
     roll_dice,
     soak,
 )
@@ -168,7 +170,7 @@ def strike(K, st, att, who, damage, mask, missile, magical, mean, blow, defendab
         if d != damage:
             emit(ev, cnt, ctx, E_SOAK, who, damage - d, damage, d, 0, 0)
         if d > 0 or R[R_FIXES] & FIX_TAGS:  # fixed: a soaked blow still carries its tags
-            inflict(st, who, tag_conditions(K, mask), 0, ctx, ev, cnt)
+            inflict_tags(st, att, who, tag_conditions(K, mask), ctx, ev, cnt)
         harm(K, st, who, d, ctx, ev, cnt)
     st[DEALT, att] += d
     return d
@@ -188,6 +190,7 @@ def defend(K, st, att, who, damage, mask, missile, magical, mean, blow, defendab
     if d >= 0:
         eff = challenge(K, who, R[R_DEF_AB0 + d], tn, 0, 0, seed, ctx, SITE_DEFEND, blow, 0, ev, cnt)
         st[DEFENCES, who] += 1
+        st[DEFENDED + d, who] += 1
         if d >= BLOCK:
             st[MOM, who] -= 1
             st[SPENT, who] += 1
@@ -222,7 +225,7 @@ def defend(K, st, att, who, damage, mask, missile, magical, mean, blow, defendab
             dmg = 0
     emit(ev, cnt, ctx, E_DEFEND, who, d, tn, eff, int(costly) + 2 * int(negated) + 4 * int(stacked), dmg)
     if not negated and (dmg > 0 or tags_ride):  # fixed: tags ride on a blow armour soaked to 0
-        inflict(st, who, tag_conditions(K, tags), 0, ctx, ev, cnt)
+        inflict_tags(st, att, who, tag_conditions(K, tags), ctx, ev, cnt)
     if d >= 0:
         _row_effects(K, st, att, who, d, row, blow, seed, ctx, ev, cnt)
     harm(K, st, who, dmg, ctx, ev, cnt)

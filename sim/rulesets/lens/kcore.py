@@ -29,7 +29,11 @@ from sim.rulesets.lens.ktables import (
 )
 
 (STATUS, BODYV, VOID, BRACKET, MOM, OWED, TURN_OVER, LOCKED, COND, FRESH, FORMED, PROGRESS, ITEMS, ATTACKS, HITS,
- DEALT, TAKEN, SPENT, DEFENCES, RECOVERED, DOWN_ROUND, EARLY, PX, PY, LOST, START_MOM, NST) = range(27)
+ DEALT, TAKEN, SPENT, DEFENCES, RECOVERED, DOWN_ROUND, EARLY, PX, PY, LOST, START_MOM) = range(26)
+# Rows DEFENDED .. DEFENDED + 4 count how often each defence (Abjure .. Parry) was chosen, and
+# TAGS_APPLIED the conditions this combatant's blows applied through their tags (weapon or
+# attack tags, a Triumph, a paid Tag): the inert-rules list reads them.
+DEFENDED, TAGS_APPLIED, NST = 26, 31, 32
 STANDING, UNCONSCIOUS, DEAD = 0, 1, 2
 SK, RND, TRACING, BEAT = range(4)  # ctx entries
 # Event sites of keyed randomness (sim/keyed.py): actor and k are given where used.
@@ -198,6 +202,20 @@ def inflict(st, who, bits, why, ctx, ev, cnt):
     st[COND, who] |= bits
     st[FRESH, who] |= bits
     emit(ev, cnt, ctx, E_COND, who, bits, why, 0, 0, 0)
+
+
+@_inline
+def inflict_tags(st, att, who, bits, ctx, ev, cnt):
+    """The conditions a blow's tags apply, counted for the attacker."""
+    if bits == 0:
+        return
+    n = 0
+    b = bits
+    while b:
+        n += b & 1
+        b >>= 1
+    st[TAGS_APPLIED, att] += n
+    inflict(st, who, bits, 0, ctx, ev, cnt)
 
 
 @_inline

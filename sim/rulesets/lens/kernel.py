@@ -22,6 +22,7 @@ from sim.rulesets.lens.kcore import (
     COND,
     DEALT,
     DEFENCES,
+    DEFENDED,
     DOWN_ROUND,
     E_END,
     E_FOCUS,
@@ -57,6 +58,7 @@ from sim.rulesets.lens.kcore import (
     STANDING,
     START_MOM,
     STATUS,
+    TAGS_APPLIED,
     TAKEN,
     TRACING,
     TURN_OVER,
@@ -119,8 +121,10 @@ DRAW, UNFINISHED = -1, -2
 STALL_ROUNDS = 500
 # Outcome columns, in this order (out[k]).
 OUT_COLUMNS = ("attacks", "hits", "damage_dealt", "damage_taken", "final_state", "down_round", "momentum_spent",
-               "defences_used", "recovered", "void", "body_left", "bracket")
-_SOURCES = (ATTACKS, HITS, DEALT, TAKEN, STATUS, DOWN_ROUND, SPENT, DEFENCES, RECOVERED, VOID, BODYV, BRACKET)
+               "defences_used", "recovered", "void", "body_left", "bracket", "defended_abjure", "defended_mitigate",
+               "defended_block", "defended_dodge", "defended_parry", "tags_applied")
+_SOURCES = (ATTACKS, HITS, DEALT, TAKEN, STATUS, DOWN_ROUND, SPENT, DEFENCES, RECOVERED, VOID, BODYV, BRACKET,
+            DEFENDED, DEFENDED + 1, DEFENDED + 2, DEFENDED + 3, DEFENDED + 4, TAGS_APPLIED)
 OUT_ROWS = np.array(_SOURCES, dtype=np.int64)
 # What a skirmish may start from (start[k]): Body left, Void, conditions, item uses left (-1: as built).
 START_KEYS = ("body_left", "void", "conditions", "items_left")
