@@ -7,6 +7,8 @@ ruleset finds its own inert items (`ruleset.inert(scenario, table) -> list[dict]
 computed from the combatant outcome table and the scenario; docs/architecture.md);
 this module gathers, orders and words them, and knows no ruleset.
 
+A finder reads `Totals` (per combatant, each column's sum over the run and its largest
+value in one skirmish), never the rows, so a summary-only run lists the same items.
 An item is a dict of three strings: `who` (a combatant or stat-block name, or "rules"),
 `what` (the thing without effect, e.g. "shield never used for a Block") and `reason`
 (why, in the designer's words, e.g. "the all_out policy never defends"; it reads after
@@ -27,11 +29,36 @@ GROUP_AT = 3
 _NOT_FIGURES = {"skirmish", "combatant", "side", "final_state", "down_round"}
 
 
-# ----------------------------------------------------------------- helpers for finders
+# ----------------------------------------------------------------- what finders read
 
-def per_combatant(scenario, table: pd.DataFrame, column: str) -> np.ndarray:
-    """(skirmishes, combatants) values of one column of the combatant table."""
-    return table[column].to_numpy().reshape(-1, len(scenario.combatants))
+class Totals:
+    """Per combatant, the sum over every skirmish and the largest value in one skirmish of
+    each outcome column: all a finder reads, and what summary-only runs keep too
+    (sim/aggregate.py), so both kinds of run list the same items."""
+
+    def __init__(self, n: int, sums: dict, peaks: dict):
+        self.n, self.sums, self.peaks = int(n), sums, peaks
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self.sums)
+
+    @classmethod
+    def from_table(cls, scenario, table: pd.DataFrame) -> "Totals":
+        """From a combatant outcome table (one row per skirmish and combatant)."""
+        c = len(scenario.combatants)
+        sums, peaks = {}, {}
+        for col in table.columns:
+            if col in _NOT_FIGURES or not pd.api.types.is_numeric_dtype(table[col]):
+                continue
+            v = table[col].to_numpy().reshape(-1, c).astype(np.int64)
+            sums[col] = v.sum(axis=0)
+            peaks[col] = v.max(axis=0) if len(v) else np.zeros(c, np.int64)
+        return cls(len(table) // max(c, 1), sums, peaks)
+
+
+def as_totals(scenario, table) -> Totals:
+    return table if isinstance(table, Totals) else Totals.from_table(scenario, table)
 
 
 def blocks(scenario) -> list[tuple[str, list[int], object]]:
@@ -48,9 +75,14 @@ def blocks(scenario) -> list[tuple[str, list[int], object]]:
     return out
 
 
-def total(scenario, table: pd.DataFrame, column: str, idx: list[int]) -> int:
+def total(scenario, table, column: str, idx: list[int]) -> int:
     """Sum of a column over every skirmish and the given combatants."""
-    return int(per_combatant(scenario, table, column)[:, idx].sum())
+    return int(as_totals(scenario, table).sums[column][idx].sum())
+
+
+def peak(scenario, table, column: str, idx: list[int]) -> int:
+    """The largest value of a column in any one skirmish, among the given combatants."""
+    return int(as_totals(scenario, table).peaks[column][idx].max())
 
 
 def item(who: str, what: str, reason: str) -> dict:
@@ -76,13 +108,17 @@ def check_items(items) -> list[dict]:
     return items
 
 
-def gather(scenario, table: pd.DataFrame | None) -> list[dict]:
-    """The ruleset's inert items for this run, in the scenario's combatant order (rules
-    last); empty when the ruleset has no finder or there is no table."""
+def gather(scenario, table) -> list[dict]:
+    """The ruleset's inert items for this run (from its combatant table or its Totals), in
+    the scenario's combatant order (rules last); empty when the ruleset has no finder or
+    nothing was played."""
     finder = getattr(scenario.ruleset, "inert", None)
-    if finder is None or table is None or len(table) == 0:
+    if finder is None or table is None:
         return []
-    items = check_items(finder(scenario, table))
+    totals = as_totals(scenario, table)
+    if totals.n == 0:
+        return []
+    items = check_items(finder(scenario, totals))
     order = {c.name: i for i, c in enumerate(scenario.combatants)}
     for label, idx, _ in blocks(scenario):
         order[label] = idx[0]
@@ -102,22 +138,15 @@ def inert_lines(items: list[dict], skirmishes: int) -> list[str]:
 
 # ----------------------------------------------------------------- the ruleset's own columns
 
-def ruleset_columns(scenario, table: pd.DataFrame | None) -> list[str]:
-    """The ruleset's own outcome columns present in the table, in its declared order."""
-    if table is None:
-        return []
+def ruleset_means(scenario, table) -> dict[str, dict[str, float]]:
+    """{combatant: {column: mean per skirmish}} of the ruleset's own outcome columns."""
+    totals = as_totals(scenario, table)
     declared = getattr(scenario.ruleset, "outcome_columns", None) or ()
-    return [c for c in declared if c in table.columns and c not in _NOT_FIGURES]
-
-
-def ruleset_means(scenario, table: pd.DataFrame | None) -> dict[str, dict[str, float]]:
-    """{combatant: {column: mean per skirmish}} of the ruleset's own columns."""
-    cols = ruleset_columns(scenario, table)
+    cols = [c for c in declared if c in totals.sums and c not in _NOT_FIGURES]
     out: dict[str, dict[str, float]] = {c.name: {} for c in scenario.combatants}
     for col in cols:
-        means = per_combatant(scenario, table, col).astype(float).mean(axis=0)
-        for c, m in zip(scenario.combatants, means):
-            out[c.name][col] = float(m)
+        for c, total_ in zip(scenario.combatants, totals.sums[col]):
+            out[c.name][col] = float(total_) / totals.n if totals.n else float("nan")
     return out
 
 
@@ -146,10 +175,10 @@ def means_lines(scenario, means: dict[str, dict[str, float]], title: str, width:
     lines = [f"{title}, means per skirmish (columns zero for everyone left out)"]
     for group, cols in column_groups(columns):
         heads = [c[len(group) + 1:] if group else c for c in cols]
-        per_line = max(1, (width - name_w) // (max(map(len, heads)) + 2))
+        col_w = max(8, max(map(len, heads)) + 2)
+        per_line = max(1, (width - name_w - 2) // col_w)
         for start in range(0, len(cols), per_line):
             chunk, hchunk = cols[start:start + per_line], heads[start:start + per_line]
-            col_w = max(8, max(map(len, hchunk)) + 2)
             label = f"{group}:" if group else "combatant"
             lines.append("  " + f"{label:<{name_w}}" + "".join(f"{h:>{col_w}}" for h in hchunk))
             for n in names:

@@ -28,16 +28,11 @@ def summarize(result) -> dict:
     winner = np.where(codes == n_sides, DRAW, np.where(codes == n_sides + 1, UNFINISHED, codes))
     per = {k: cb[k].to_numpy().reshape(n, c) for k in SUM_COLUMNS}
     per["final_state"] = cb["final_state"].cat.codes.to_numpy().reshape(n, c)
+    for k in getattr(scen.ruleset, "outcome_columns", None) or ():
+        if k in cb.columns and k not in per and k != "down_round":
+            per[k] = cb[k].to_numpy().reshape(n, c)
     outcome = Outcome(winner, sk["rounds"].to_numpy(), per)
-    out = summarize_aggregate(aggregate_outcome(outcome, n_sides), scen, result.meta)
-    return {**out, **ruleset_figures(scen, cb)}
-
-
-def ruleset_figures(scen, combatants) -> dict:
-    """What only the outcome tables can tell: the ruleset's own columns as per-combatant
-    means, and what had no effect in any skirmish (sim/inert.py)."""
-    from sim.inert import gather, ruleset_means
-    return {"ruleset_columns": ruleset_means(scen, combatants), "inert": gather(scen, combatants)}
+    return summarize_aggregate(aggregate_outcome(outcome, n_sides), scen, result.meta)
 
 
 def _pct(x: float) -> str:

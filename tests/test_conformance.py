@@ -159,7 +159,8 @@ def test_the_inert_finder_returns_the_documented_shape(name):
     rs = rulesets.get(name)
     assert callable(getattr(rs, "inert", None)), "a ruleset exposes inert(scenario, table) (docs/architecture.md)"
     result = play(name)
-    items = check_items(rs.inert(result.scenario, result.combatants))  # raises on any other shape
+    from sim.inert import Totals
+    items = check_items(rs.inert(result.scenario, Totals.from_table(result.scenario, result.combatants)))
     assert all(it["who"] for it in items)
 
 

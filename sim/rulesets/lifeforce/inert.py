@@ -4,7 +4,7 @@ attacks earned in the skirmish) and `stunt_<name>` (how often it bought that stu
 """
 from __future__ import annotations
 
-from sim.inert import blocks, item, per_combatant, total
+from sim.inert import blocks, item, peak, total
 from sim.rulesets.lifeforce import tables as T
 
 
@@ -63,7 +63,7 @@ def _stunts(scenario, table, label, idx, c) -> list[dict]:
         return []
     costs = _costs(c, scenario.rules["spell_stunt_costs"])
     wanted, whose = _buying_list(c, costs)
-    most = int(per_combatant(scenario, table, "stunt_points")[:, idx].max())
+    most = peak(scenario, table, "stunt_points", idx)
     by_reason: dict[str, list[str]] = {}
     for name in wanted:
         cost = int(costs[T.STUNT[name]])
