@@ -41,9 +41,6 @@ def _enemy_attacks(scenario, c) -> list[tuple[bool, bool]]:
 
 
 def _defence_reason(scenario, c, defence: str, used: int) -> str:
-    never = _never_defends(c)
-    if never:
-        return never
     if defence not in _play(c)["defences"]:
         return f"its policy's defences leave out {defence}"
     attacks = _enemy_attacks(scenario, c)
@@ -51,6 +48,9 @@ def _defence_reason(scenario, c, defence: str, used: int) -> str:
         return "no enemy attack is magical, and Abjure answers only magic"
     if defence == "parry" and attacks and all(missile for _, missile in attacks):
         return "every enemy attack is a missile, which cannot be parried"
+    never = _never_defends(c)
+    if never and T.ACTIVE[T.DEFENCES.index(defence)]:  # "defend" rules the active defences only
+        return never
     how = f"it defended {used:,} times in all, with other defences" if used else "it never defended"
     return f"it was never the defence chosen against the attacks it faced ({how})"
 
