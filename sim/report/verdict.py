@@ -182,9 +182,13 @@ def tournament_verdict(matrix: pd.DataFrame, row_side: str = "the row side",
     top = mean.idxmax()
     if len(m) < 2:
         best = f"Only one policy for {row_side}: {top} ({pct(mean.max())} of fights won on average)."
-    elif mean.nunique() == 1:
-        best = (f"No clear best policy for {row_side}: every policy listed wins {pct(mean.max())} on average "
-                "(they play the same fights here).")
+    elif (m.nunique(axis=0) == 1).all():
+        best = (f"No clear best policy for {row_side}: every policy listed wins {pct(mean.max())} on average, "
+                "the same against every opponent (here they play alike).")
+    elif (mean == mean.max()).sum() > 1:
+        tied = [str(x) for x in mean.index[mean == mean.max()]]
+        best = (f"No clear best policy for {row_side} on average: {' and '.join(tied)} each win "
+                f"{pct(mean.max())} across all opposing policies.")
     elif ranked is not None and ranked.loc[top, "lo"] <= ranked.drop(index=top)["hi"].max():
         rival = ranked.drop(index=top)["hi"].idxmax()
         best = (f"No clear best policy for {row_side}: {top} wins {pct(mean.max())} on average "
