@@ -10,7 +10,7 @@ rounds percentiles are computed exactly from the rounds histogram.
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -32,6 +32,11 @@ class Aggregate:
     states: np.ndarray  # (C, len(FINAL_STATES)) counts of final states
     damage_hist: dict  # column -> (C, DAMAGE_BINS) counts
     stalled: int = 0  # skirmishes stopped by the engine's stall check
+    # The ruleset's own per-combatant columns (blocks, stunts bought, Momentum ...): sums
+    # and the largest value of one skirmish, column -> (C,) int64. The ruleset-column
+    # means and the inert list (sim/inert.py) come from these, in memory and summary-only alike.
+    extra_sums: dict = field(default_factory=dict)
+    extra_max: dict = field(default_factory=dict)
 
     @classmethod
     def empty(cls, n_sides: int, n_combatants: int) -> "Aggregate":
@@ -52,6 +57,10 @@ class Aggregate:
         self.states += other.states
         for k in HIST_COLUMNS:
             self.damage_hist[k] += other.damage_hist[k]
+        for k, v in other.extra_sums.items():
+            self.extra_sums[k] = self.extra_sums[k] + v if k in self.extra_sums else v.copy()
+        for k, v in other.extra_max.items():
+            self.extra_max[k] = np.maximum(self.extra_max[k], v) if k in self.extra_max else v.copy()
         return self
 
     def to_bytes(self) -> bytes:
@@ -59,6 +68,8 @@ class Aggregate:
                   "rounds_hist": self.rounds_hist, "states": self.states}
         arrays.update({f"sum_{k}": v for k, v in self.sums.items()})
         arrays.update({f"hist_{k}": v for k, v in self.damage_hist.items()})
+        arrays.update({f"xsum_{k}": v for k, v in self.extra_sums.items()})
+        arrays.update({f"xmax_{k}": v for k, v in self.extra_max.items()})
         buf = io.BytesIO()
         np.savez(buf, **arrays)
         return buf.getvalue()
@@ -66,9 +77,10 @@ class Aggregate:
     @classmethod
     def from_bytes(cls, data: bytes) -> "Aggregate":
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            extra = {p: {k[len(p) + 1:]: z[k] for k in z.files if k.startswith(p + "_")} for p in ("xsum", "xmax")}
             return cls(int(z["n"][0]), z["winners"], z["rounds_hist"],
                        {k: z[f"sum_{k}"] for k in SUM_COLUMNS}, z["states"],
-                       {k: z[f"hist_{k}"] for k in HIST_COLUMNS}, int(z["n"][1]))
+                       {k: z[f"hist_{k}"] for k in HIST_COLUMNS}, int(z["n"][1]), extra["xsum"], extra["xmax"])
 
     def rounds_percentile(self, q: float) -> float:
         """Exactly `np.percentile(rounds, q)` (linear interpolation) from the histogram."""
@@ -113,7 +125,10 @@ def aggregate_outcome(outcome: Outcome, n_sides: int) -> Aggregate:
         v = np.clip(per[k].astype(np.int64), 0, DAMAGE_BINS - 1)
         hist[k] = np.bincount((np.arange(c)[None, :] * DAMAGE_BINS + v).ravel(),
                               minlength=c * DAMAGE_BINS).reshape(c, DAMAGE_BINS).astype(np.int64)
-    return Aggregate(n, winners, rounds_hist, sums, states, hist, int(getattr(outcome, "stalled", 0)))
+    extra = [k for k in per if k not in SUM_COLUMNS and k not in ("final_state", "down_round")]
+    xsum = {k: per[k].sum(axis=0, dtype=np.int64) for k in extra}
+    xmax = {k: (per[k].max(axis=0) if n else np.zeros(c)).astype(np.int64) for k in extra}
+    return Aggregate(n, winners, rounds_hist, sums, states, hist, int(getattr(outcome, "stalled", 0)), xsum, xmax)
 
 
 def merge_all(aggs, n_sides: int, n_combatants: int) -> Aggregate:
@@ -172,5 +187,13 @@ def summarize_aggregate(agg: Aggregate, scen, meta: dict) -> dict:
             "max": int(np.flatnonzero(agg.rounds_hist).max()) if n else 0,
         },
         "combatants": combatants,
+        **ruleset_figures(agg, scen),
         "provenance": meta,
     }
+
+
+def ruleset_figures(agg: Aggregate, scen) -> dict:
+    """The ruleset's own columns as per-combatant means, and what had no effect (sim/inert.py)."""
+    from sim.inert import Totals, gather, ruleset_means
+    totals = Totals(agg.n, {**agg.sums, **agg.extra_sums}, agg.extra_max)
+    return {"ruleset_columns": ruleset_means(scen, totals), "inert": gather(scen, totals)}

@@ -196,23 +196,37 @@ def _exit_unless(ok: bool) -> None:
 
 @main.command(epilog=EXIT_STATUSES)
 @click.argument("scenario")
-@click.option("--param", required=True, metavar="PATH", help="The whole-number value to solve for.")
+@click.option("--param", "params", required=True, multiple=True, metavar="PATH",
+              help="The value to solve for: a whole number, or a die stepped along the die ladder (d4, d6, ... "
+                   "d20). Give it twice to solve for two at once on a small grid.")
 @click.option("--target", required=True, metavar="SIDE.win_rate=RATE", help="e.g. party.win_rate=0.6")
-@click.option("--range", "rng", metavar="LO..HI", help="Values to search (default: current value +- max(10, |value|)).")
+@click.option("--range", "rngs", multiple=True, metavar="LO..HI",
+              help="Values to search, e.g. 1..40 or d4..d12 (default: current value +- max(10, |value|), or "
+                   "+-3 on a two-stat grid; dice: the whole ladder). One per --param, in order.")
 @click.option("--max", "max_n", type=SKIRMISHES,
               help="Most skirmishes for one value while its interval still contains the target (default 8 x -n).")
 @play_option("searched for the base scenario, the value tuned under it, the play re-searched at the value "
              "found and the value tuned again if the play changed (at most 3 times).")
 @common_options
-def tune(scenario, param, target, rng, max_n, play, skirmishes, seed, jobs, max_rounds, sets, out, as_json,
+def tune(scenario, params, target, rngs, max_n, play, skirmishes, seed, jobs, max_rounds, sets, out, as_json,
          report_dir, quiet):
-    """Find the value of PATH that gives a side the target win rate (bisection, paired runs).
+    """Find the value of PATH that gives a side the target win rate (bisection, paired runs),
+    or with two --param the pairs of a small grid nearest it.
 
     Exits with status 3 (after printing the table) when the target is unreachable in the range."""
     from sim.analysis import tune as tune_fn
     from sim.analysis.tune import parse_target, parse_tune_range
     side, rate = parse_target(target)
-    lo, hi = parse_tune_range(rng)
+    if len(params) > 2 or len(rngs) > len(params):
+        raise ScenarioError("tune takes one or two --param, and at most one --range per --param.")
+    ranges = [parse_tune_range(r) for r in rngs] + [(None, None)] * (len(params) - len(rngs))
+    if len(params) == 2:
+        if play != "as-written":
+            raise ScenarioError("--play best tunes one --param at a time: a two-stat grid under a searched "
+                                "play would search once per pair. Tune one stat with --play best, or drop it.")
+        return _tune_grid(scenario, params, side, rate, ranges, skirmishes, seed, jobs, max_rounds, sets, out,
+                          as_json, report_dir, quiet)
+    (lo, hi), param = ranges[0], params[0]
     with bar("tune", scenario, quiet) as update:
         df = tune_fn(scenario, param, side, rate, lo, hi, n=skirmishes or 20000, seed=seed, jobs=jobs,
                      max_rounds=max_rounds, overrides=parse_sets(sets), max_skirmishes=max_n, play=play,
@@ -233,6 +247,29 @@ def tune(scenario, param, target, rng, max_n, play, skirmishes, seed, jobs, max_
         vs = (signed(r["diff_vs_answer"], r["diff_vs_answer_lo"], r["diff_vs_answer_hi"])
               if r["role"] != "answer" else "")
         click.echo(f"  {r['value']:>7}  {rate:<28} {vs:<30} {r['skirmishes']:>9,} {mark}")
+    _exit_unless(reachable)
+
+
+def _tune_grid(scenario, params, side, rate, ranges, skirmishes, seed, jobs, max_rounds, sets, out, as_json,
+               report_dir, quiet):
+    from sim.analysis.tune_grid import NEAREST, tune_grid
+    with bar("tune", scenario, quiet) as update:
+        df = tune_grid(scenario, list(params), side, rate, ranges, n=skirmishes or 4000, seed=seed, jobs=jobs,
+                       max_rounds=max_rounds, overrides=parse_sets(sets), progress=update)
+    write_out(df, out, as_json, report_dir=report_dir)
+    meta = df.attrs["analysis"]
+    reachable = meta["status"] != "unreachable"
+    if as_json:
+        emit_json("tune", df, hoist=("rule_options", "scenario_hash", "seed", "package_version"))
+        return _exit_unless(reachable)
+    click.echo(f"{len(df)} pairs x {meta['skirmishes']:,} skirmishes, common random numbers.")
+    click.echo(meta["message"])
+    names = [p.rsplit(".", 1)[-1] for p in params]
+    click.echo(f"\n  {names[0]:>12} {names[1]:>12}  {side + ' win rate':<28} on target")
+    for _, r in df.head(max(NEAREST, int(df["on_target"].sum()))).iterrows():
+        rate_text = interval(r[f"{side}.win_rate"], r[f"{side}.win_lo"], r[f"{side}.win_hi"])
+        click.echo(f"  {str(r[params[0]]):>12} {str(r[params[1]]):>12}  {rate_text:<28} "
+                   f"{'yes' if r['on_target'] else ''}")
     _exit_unless(reachable)
 
 
@@ -263,11 +300,11 @@ def sensitivity(scenario, combatants, play, skirmishes, seed, jobs, max_rounds, 
                "change in win rate in percentage points with paired 95% intervals.")
     play_note(df)
     width = max(len(f"{r.combatant} {r.stat}") for r in df.itertuples()) + 2
-    click.echo(f"\n  {'#':>3} {'stat':<{width}} {'change':<14} " + "".join(f"{s:<30}" for s in sides))
+    change_w = max(14, *(len(x) for x in df["label"])) + 1
+    click.echo(f"\n  {'#':>3} {'stat':<{width}} {'change':<{change_w}} " + "".join(f"{s:<30}" for s in sides))
     for _, r in df.iterrows():
-        change = f"{r['old']} -> {r['new']}"
         cells = "".join(f"{signed(r[f'{s}.delta'], r[f'{s}.delta_lo'], r[f'{s}.delta_hi']):<30}" for s in sides)
-        click.echo(f"  {r['rank']:>3} {r['combatant'] + ' ' + r['stat']:<{width}} {change:<14} {cells}")
+        click.echo(f"  {r['rank']:>3} {r['combatant'] + ' ' + r['stat']:<{width}} {r['label']:<{change_w}} {cells}")
 
 
 @main.command()
@@ -306,9 +343,11 @@ def tournament(scenario, policies, play, skirmishes, seed, jobs, max_rounds, set
                 click.echo(matrix(df, side).to_string())
     click.echo("\nBest responses")
     for _, r in br.iterrows():
-        sure = "" if r["clearly_best"] else f"  (not clearly better than {r['runner_up']})"
-        click.echo(f"  {r['side']} against {r['against']}: {r['best_policy']} "
-                   f"{interval(r['win_rate'], r['win_lo'], r['win_hi'])}{sure}")
+        if r["runner_up"] is None:
+            continue  # one policy listed for this side: nothing to choose between
+        lead = f"{r['best_policy']} {interval(r['win_rate'], r['win_lo'], r['win_hi'])}"
+        said = lead if r["clearly_best"] else f"{r['verdict']} (top: {lead})"
+        click.echo(f"  {r['side']} against {r['against']}: {said}")
     click.echo("")
     for s in says:
         click.echo(s)

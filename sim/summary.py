@@ -28,6 +28,9 @@ def summarize(result) -> dict:
     winner = np.where(codes == n_sides, DRAW, np.where(codes == n_sides + 1, UNFINISHED, codes))
     per = {k: cb[k].to_numpy().reshape(n, c) for k in SUM_COLUMNS}
     per["final_state"] = cb["final_state"].cat.codes.to_numpy().reshape(n, c)
+    for k in getattr(scen.ruleset, "outcome_columns", None) or ():
+        if k in cb.columns and k not in per and k != "down_round":
+            per[k] = cb[k].to_numpy().reshape(n, c)
     outcome = Outcome(winner, sk["rounds"].to_numpy(), per)
     return summarize_aggregate(aggregate_outcome(outcome, n_sides), scen, result.meta)
 
@@ -59,10 +62,16 @@ def summary_text(result) -> str:
         lines.append(f"  {c['name']:<{width}}{c['side']:<12}{c['attacks']:>8.2f}{c['hits']:>7.2f}{hr:>7}"
                      f"{c['damage_dealt']:>8.2f}{c['damage_taken']:>8.2f}"
                      f"{100 * c['down_rate']:>7.1f}{100 * c['fled_rate']:>7.1f}")
+    scen = getattr(result, "scenario", None)
+    if scen is not None and s.get("ruleset_columns"):
+        from sim.inert import means_lines
+        lines += [""] + means_lines(scen, s["ruleset_columns"], f"{scen.ruleset.title} figures")
+    if s.get("inert"):
+        from sim.inert import inert_lines
+        lines += [""] + inert_lines(s["inert"], s["skirmishes"])
     if s["provenance"].get("stalled_skirmishes"):
         from sim.engine import stall_message
         lines += ["", "Note: " + stall_message(s["provenance"]["stalled_skirmishes"])]
-    scen = getattr(result, "scenario", None)
     notes = getattr(scen.ruleset, "warnings", lambda _: [])(scen) if scen is not None else []
     if notes:
         lines += [""] + [f"Note: {n}" for n in notes]

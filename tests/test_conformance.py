@@ -154,6 +154,17 @@ def test_the_table_has_exactly_the_declared_columns(name):
 
 
 @pytest.mark.parametrize("name", each())
+def test_the_inert_finder_returns_the_documented_shape(name):
+    from sim.inert import check_items
+    rs = rulesets.get(name)
+    assert callable(getattr(rs, "inert", None)), "a ruleset exposes inert(scenario, table) (docs/architecture.md)"
+    result = play(name)
+    from sim.inert import Totals
+    items = check_items(rs.inert(result.scenario, Totals.from_table(result.scenario, result.combatants)))
+    assert all(it["who"] for it in items)
+
+
+@pytest.mark.parametrize("name", each())
 def test_an_unknown_field_exits_2(name, tmp_path):
     data = copy.deepcopy(load_scenario(SCENARIOS[name][0]).data)  # includes resolved: the copy stands alone
     first_side = next(iter(data["sides"].values()))

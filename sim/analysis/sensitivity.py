@@ -8,6 +8,9 @@ d2-d4-d6-d8-d10-d12-d20 (or +-1 for a plain number). Nothing here knows a rulese
 """
 from __future__ import annotations
 
+import hashlib
+
+import numpy as np
 import pandas as pd
 
 from sim.analysis.common import (as_scenario, frame, paired_diff, play_variants, provenance_columns, variant,
@@ -81,6 +84,70 @@ def stat_steps(scen, side: str, index: int, raw: dict) -> list[tuple[str, str, o
     return out
 
 
+# How far a whole-number stat is stepped looking for a value the rules read differently.
+MAX_STEPS = 100
+
+
+def rules_input(scen) -> str:
+    """A digest of everything the compiled rules are given for a scenario (the arrays and
+    numbers its ruleset's `build` makes): equal digests play identical fights."""
+    from sim.scenario import Scenario
+    h = hashlib.blake2b(digest_size=16)
+    seen: set[int] = set()
+
+    def walk(x, depth=0):
+        # The scenario itself rides along in some setups; its text differs with every
+        # variant, so it is left out: only what the rules were given counts.
+        if depth > 8 or id(x) in seen or isinstance(x, Scenario):
+            return
+        if isinstance(x, np.ndarray):
+            h.update(str((x.dtype, x.shape)).encode())
+            h.update(np.ascontiguousarray(x).tobytes())
+        elif isinstance(x, (bool, int, float, np.number, str, type(None))):
+            h.update(repr(x).encode())
+        elif isinstance(x, dict):
+            for k in sorted(x, key=str):
+                h.update(str(k).encode())
+                walk(x[k], depth + 1)
+        elif isinstance(x, (list, tuple)):
+            for v in x:
+                walk(v, depth + 1)
+        elif hasattr(x, "__dict__"):
+            seen.add(id(x))
+            for k, v in sorted(vars(x).items()):
+                h.update(k.encode())
+                walk(v, depth + 1)
+    walk(scen.ruleset.build(scen))
+    return h.hexdigest()
+
+
+def next_read_step(base, base_input: str, path: str, old, new, step: int):
+    """(new value, variant, kind) for the first value from `new` on, in the step's
+    direction, that the combatant's kind accepts and the rules read differently from the
+    base; None when there is none. kind: "dice", "next" (a value skipped over) or "one"."""
+    dice = isinstance(old, str)
+    value = new
+    for tries in range(MAX_STEPS if not dice else len(DIE_LADDER)):
+        try:
+            scen = variant(base, {path: value})
+        except ScenarioError:
+            return None  # the kind, or the field's range, refuses it: not a stat to step
+        if dice:
+            return value, scen, "dice" if parse_dice(old).count else "one"
+        if rules_input(scen) != base_input:
+            return value, scen, "next" if tries else "one"
+        value = value + step
+    return None
+
+
+def step_label(old, new, kind: str) -> str:
+    if kind == "dice":
+        return f"{old} -> {new} (dice step)"
+    if kind == "next":
+        return f"{old} -> {new} (next step the rules read)"
+    return f"{old} -> {new}"
+
+
 def stat_blocks(scen, combatants: list[str] | None = None) -> list[tuple[str, int, dict]]:
     """(side, position, raw stat block) of the named combatants (all when None). A block with
     `count` copies is one entry: changing its stats changes every copy."""
@@ -104,32 +171,40 @@ def sensitivity(scenario, combatants: list[str] | None = None, n: int | None = 2
     """For every numeric stat of the chosen combatants (default: all), the paired change in
     each side's win rate when it goes one step up and one step down.
 
-    One row per (combatant, stat, step): old and new value, `<side>.win_rate` of the
+    A step is the next value the rules read differently (`next_read_step`): a stat the
+    rules read in bands (Strength Benefit = floor(Str/10)) steps to the next band, and a
+    die steps along the die ladder. A field the combatant's kind does not accept (a
+    character-only field on a monster) is not stepped. One row per (combatant, stat,
+    step): old and new value, `label` ("d8 -> d10 (dice step)"), `<side>.win_rate` of the
     variant, `<side>.delta` with `_lo/_hi` (paired 95% interval), and `rank` (1 = the
     largest absolute change in the combatant's own side's win rate). Sorted by rank.
     `play="best"`: every step under the base's strongest play (sim.analysis.optimize_play).
     """
     base = as_scenario(scenario, overrides)
-    found = None
+    best_policies = None
     if check_play(play):
-        base, found = best_base(base, seed, jobs, max_rounds, progress=progress)
-    changes = []
+        base, best_policies = best_base(base, seed, jobs, max_rounds, progress=progress)
+    changes, scens = [], []
+    base_input = rules_input(base)
     for side, _, raw in stat_blocks(base, combatants):
         for stat, path, old, new, step in stat_steps(base, side, 0, raw):
-            changes.append((raw["name"], side, stat, path, old, new, step))
+            found = next_read_step(base, base_input, path, old, new, step)
+            if found is None:
+                continue
+            new, scen, kind = found
+            changes.append((raw["name"], side, stat, path, old, new, step, step_label(old, new, kind)))
+            scens.append(scen)
     if not changes:
         raise ScenarioError("the chosen combatants have no numeric stats to vary.", file=base.source)
-    variants = [base]
-    for c in changes:
-        variants.append(variant(base, {c[3]: c[5]}))
+    variants = [base] + scens
     played = play_variants(variants, n=n, seed=seed, jobs=jobs, max_rounds=max_rounds, crn=True,
                            reduce=win_matrix, progress=progress)
     wins = played.results
     sides = base.side_names
     rows = []
-    for (name, side, stat, path, old, new, step), scen, w in zip(changes, variants[1:], wins[1:]):
+    for (name, side, stat, path, old, new, step, label), scen, w in zip(changes, variants[1:], wins[1:]):
         row = {"combatant": name, "side": side, "stat": stat, "path": path, "step": "+1" if step > 0 else "-1",
-               "old": str(old), "new": str(new), "skirmishes": len(w)}
+               "old": str(old), "new": str(new), "label": label, "skirmishes": len(w)}
         for s, sname in enumerate(sides):
             row[f"{sname}.base_rate"] = float(wins[0][:, s].mean())
             row[f"{sname}.win_rate"] = float(w[:, s].mean())
@@ -146,5 +221,5 @@ def sensitivity(scenario, combatants: list[str] | None = None, n: int | None = 2
     df.insert(0, "rank", range(1, len(df) + 1))
     df.attrs["analysis"] = {"command": "sensitivity", "skirmishes": played.skirmishes,
                             "combatants": combatants or "all", "play": play,
-                            **({"play_policies": found} if found else {})}
+                            **({"play_policies": best_policies} if best_policies else {})}
     return df

@@ -160,7 +160,20 @@ def best_responses(df: pd.DataFrame) -> pd.DataFrame:
                 "runner_up_rate": None if second is None else second[f"{side}.win_rate"],
                 "clearly_best": bool(second is None or best[f"{side}.win_lo"] > second[f"{side}.win_hi"]),
             })
+            rows[-1]["verdict"] = _best_words(rows[-1], g[f"{side}.win_rate"])
     return pd.DataFrame(rows)
+
+
+NO_CLEAR_BEST = "no clear best"
+
+
+def _best_words(row: dict, rates: pd.Series) -> str:
+    """The best policy's name only when its interval clears the runner-up's."""
+    if row["clearly_best"]:
+        return str(row["best_policy"])
+    if rates.nunique() == 1:
+        return f"{NO_CLEAR_BEST}: every policy listed gives the same fights here"
+    return f"{NO_CLEAR_BEST}: {row['best_policy']} and {row['runner_up']} are within each other's intervals"
 
 
 def verdicts(df: pd.DataFrame) -> list[str]:
@@ -180,13 +193,19 @@ def verdicts(df: pd.DataFrame) -> list[str]:
             return ", ".join(f"{s} {r[f'policy.{s}']}" for s in others) or "-"
         worst_case = df.groupby(f"policy.{side}", sort=False)[rate].min()
         robust = worst_case.idxmax()
+        safest = (f"its safest policy is {robust} (at worst {worst_case[robust]:.1%})" if worst_case.nunique() > 1
+                  else f"its policies do equally well at worst ({worst_case[robust]:.1%})")
         text = (f"The {side}'s win rate ranges from {lo_row[rate]:.1%} (against {opp(lo_row)}) to "
                 f"{hi_row[rate]:.1%} (against {opp(hi_row)}) across {', '.join(others)} tactics, playing its "
-                f"best response to each; its safest policy is {robust} (at worst {worst_case[robust]:.1%}).")
+                f"best response to each; {safest}.")
         n_own = df[f"policy.{side}"].nunique()
-        if n_own > 1 and others:
-            winners = set(best[f"policy.{side}"])
-            if len(winners) == 1:
-                text += f" {next(iter(winners))} is its best response to every tactic listed."
+        if n_own > 1:
+            br = best_responses(df)
+            br = br[br["side"] == side]
+            if not br["clearly_best"].any():
+                text += f" No clear best: against every {', '.join(others) or 'setting'} tactic its policies' " \
+                        "intervals overlap."
+            elif others and br["clearly_best"].all() and br["best_policy"].nunique() == 1:
+                text += f" {br['best_policy'].iloc[0]} is its clear best response to every tactic listed."
         out.append(text)
     return out

@@ -47,8 +47,9 @@ def parse_target(text: str) -> tuple[str, float]:
 class _Evaluator:
     """Win indicators per value, played in blocks of the same chunks for every value."""
 
-    def __init__(self, base, param, seed, n, jobs, max_rounds, max_skirmishes, progress=None):
+    def __init__(self, base, param, seed, n, jobs, max_rounds, max_skirmishes, progress=None, value_of=None):
         self.base, self.param, self.seed, self.jobs, self.max_rounds = base, param, seed, jobs, max_rounds
+        self.value_of = value_of or (lambda v: v)  # search position -> the value written (a die on the ladder)
         self.progress, self.asked = progress, 0
         self.block = chunk_sizes(n)
         self.max = max(int(max_skirmishes), n)
@@ -61,7 +62,7 @@ class _Evaluator:
 
     def play(self, v: int, blocks: int = 1) -> None:
         if v not in self.scen:
-            self.scen[v] = variant(self.base, {self.param: v})
+            self.scen[v] = variant(self.base, {self.param: self.value_of(v)})
             self.outs[v] = []
         done = len(self.outs[v]) // len(self.block)
         tasks = []
@@ -131,24 +132,14 @@ def tune(scenario, param: str, side: str, target: float, lo: int | None = None, 
         current = get_path(base.data, param)
     except ScenarioError as e:
         raise e.located(base.source) from None
-    if isinstance(current, bool) or not isinstance(current, int):
-        raise ScenarioError(f"holds {current!r}; tune solves for whole-number values only "
-                            "(survival, defense, a bonus).", file=base.source, path=param)
-    if lo is None or hi is None:
-        span = max(10, abs(current))
-        lo = current - span if lo is None else lo
-        hi = current + span if hi is None else hi
-        fmin, fmax = _field_bounds(base, param)
-        lo, hi = max(lo, fmin) if fmin is not None else lo, min(hi, fmax) if fmax is not None else hi
-    lo, hi = int(lo), int(hi)
-    if hi <= lo:
-        raise ScenarioError(f"the range {lo}..{hi} needs at least two values.", path=param)
+    value_of, lo, hi = search_space(base, param, current, lo, hi)
     n, seed, max_rounds = _run_settings(base, n, seed, max_rounds)
-    ev = _Evaluator(base, param, seed, n, jobs, max_rounds, max_skirmishes if max_skirmishes else 8 * n, progress)
+    ev = _Evaluator(base, param, seed, n, jobs, max_rounds, max_skirmishes if max_skirmishes else 8 * n, progress,
+                    value_of)
 
     # Check each value's variant is valid before playing (e.g. survival 0 is not allowed).
     for v in (lo, hi):
-        variant(base, {param: v})
+        variant(base, {param: value_of(v)})
     sa, sb = ev.side_of_target(lo, s, target), ev.side_of_target(hi, s, target)
     a, b = lo, hi
     status = "found"
@@ -187,6 +178,45 @@ def tune(scenario, param: str, side: str, target: float, lo: int | None = None, 
     return _table(base, ev, param, side, s, target, lo, hi, answer, status)
 
 
+def search_space(base, param: str, current, lo, hi):
+    """(position -> value written, lo, hi): whole numbers are their own positions; a die
+    (d8, 2d6+1) is searched along the die ladder d2-d4-...-d20, its count and bonus kept,
+    and `lo`/`hi` may then be dice too."""
+    from sim.analysis.sensitivity import DIE_LADDER
+    from sim.dice import Dice, parse_dice
+    if isinstance(current, str) and not isinstance(current, bool):
+        try:
+            d = parse_dice(current)
+        except ValueError:
+            d = None
+        if d is not None and d.count:
+            def value_of(i: int) -> str:
+                return str(Dice(d.count, DIE_LADDER[i], d.bonus))
+
+            def position(x, default: int) -> int:
+                if x is None:
+                    return default
+                sides = parse_dice(str(x) if not str(x).lstrip("-").isdigit() else f"d{x}").sides
+                if sides not in DIE_LADDER:
+                    raise ScenarioError(f"--range: d{sides} is not on the die ladder "
+                                        f"({', '.join(f'd{k}' for k in DIE_LADDER)}).", path=param)
+                return DIE_LADDER.index(sides)
+            return value_of, position(lo, 0), position(hi, len(DIE_LADDER) - 1)
+    if isinstance(current, bool) or not isinstance(current, int):
+        raise ScenarioError(f"holds {current!r}; tune solves for whole-number values (survival, defense, a "
+                            "bonus) or a die stepped along the die ladder (d6, 2d8).", file=base.source, path=param)
+    if lo is None or hi is None:
+        span = max(10, abs(current))
+        lo = current - span if lo is None else lo
+        hi = current + span if hi is None else hi
+        fmin, fmax = _field_bounds(base, param)
+        lo, hi = max(lo, fmin) if fmin is not None else lo, min(hi, fmax) if fmax is not None else hi
+    lo, hi = int(lo), int(hi)
+    if hi <= lo:
+        raise ScenarioError(f"the range {lo}..{hi} needs at least two values.", path=param)
+    return (lambda v: v), lo, hi
+
+
 def _field_bounds(base, param: str):
     # The last segment of a combatant path names a stat of the ruleset's schema.
     from sim.overrides import split_path
@@ -199,21 +229,44 @@ def _field_bounds(base, param: str):
     return spec.min, spec.max
 
 
+def _rate_text(ev: _Evaluator, v: int, s: int) -> str:
+    p, lo, hi, _ = ev.rate(v, s)
+    return f"{ev.value_of(v)} gives {p:.1%} [{lo:.1%} .. {hi:.1%}]"
+
+
+def found_message(ev: _Evaluator, param: str, side: str, s: int, target: float, answer: int) -> str:
+    """The answer, or, when no value's interval holds the target and two neighbours lie
+    on either side of it, between which two values it lies."""
+    p, plo, phi, _ = ev.rate(answer, s)
+    name = param.rsplit(".", 1)[-1]
+    if not plo <= target <= phi:
+        for a, b in ((answer - 1, answer), (answer, answer + 1)):
+            if a in ev.outs and b in ev.outs:
+                ra, rb = ev.rate(a, s), ev.rate(b, s)
+                below, above = sorted((ra, rb), key=lambda r: r[0])
+                if below[2] < target < above[1]:
+                    return (f"no {'die' if ev.value_of(a) != a else 'whole'} {name} gives {side} {target:.0%}: "
+                            f"{_rate_text(ev, a, s)}, {_rate_text(ev, b, s)}; the target lies between "
+                            f"{ev.value_of(a)} and {ev.value_of(b)} (closest: {ev.value_of(answer)}).")
+    message = (f"{param} = {ev.value_of(answer)} gives {side} a win rate of {p:.1%} [{plo:.1%} .. {phi:.1%}] "
+               f"(target {target:.1%})")
+    near = [f"{ev.value_of(v)}: {ev.rate(v, s)[0]:.1%}" for v in (answer - 1, answer + 1) if v in ev.outs]
+    if near:
+        message += "; neighbours " + ", ".join(near)
+    return message + "."
+
+
 def _table(base, ev: _Evaluator, param, side, s, target, lo, hi, answer, status) -> pd.DataFrame:
     ans_w = ev.wins(answer)[:, s]
     p, plo, phi, _ = ev.rate(answer, s)
     if status == "unreachable":
         rates = {v: ev.rate(v, s)[0] for v in ev.outs}
-        message = (f"{side} win rate {target:.1%} is unreachable with {param} in {lo}..{hi}: the values played "
-                   f"give {min(rates.values()):.1%} to {max(rates.values()):.1%}; closest is {answer} "
+        message = (f"{side} win rate {target:.1%} is unreachable with {param} in {ev.value_of(lo)}.."
+                   f"{ev.value_of(hi)}: the values played give {min(rates.values()):.1%} to "
+                   f"{max(rates.values()):.1%}; closest is {ev.value_of(answer)} "
                    f"({p:.1%} [{plo:.1%} .. {phi:.1%}]). Widen --range or change something else.")
     else:
-        message = (f"{param} = {answer} gives {side} a win rate of {p:.1%} [{plo:.1%} .. {phi:.1%}] "
-                   f"(target {target:.1%})")
-        near = [f"{v}: {ev.rate(v, s)[0]:.1%}" for v in (answer - 1, answer + 1) if v in ev.outs]
-        if near:
-            message += "; neighbours " + ", ".join(near)
-        message += "."
+        message = found_message(ev, param, side, s, target, answer)
     rows = []
     for v in sorted(ev.outs):
         w = ev.wins(v)
@@ -221,7 +274,7 @@ def _table(base, ev: _Evaluator, param, side, s, target, lo, hi, answer, status)
         d = paired_diff(ans_w[:k], w[:k, s]) if v != answer else (0.0, 0.0, 0.0)
         role = ("answer" if v == answer else "below" if v == answer - 1 else "above" if v == answer + 1
                 else "probe")
-        row = {"value": v, "role": role, "skirmishes": len(w)}
+        row = {"value": ev.value_of(v), "position": v, "role": role, "skirmishes": len(w)}
         for j, name in enumerate(base.side_names):
             kk = int(w[:, j].sum())
             lo_j, hi_j = wilson(kk, len(w))
@@ -232,14 +285,18 @@ def _table(base, ev: _Evaluator, param, side, s, target, lo, hi, answer, status)
                     "on_target": bool(plo <= target <= phi), "message": message})
         row.update(provenance_columns(base, ev.scen[v], ev.seed))
         rows.append(row)
-    return frame(rows, {"command": "tune", "param": param, "side": side, "target": target, "range": [lo, hi],
-                        "status": status, "value": answer, "win_rate": p, "ci95": [plo, phi],
+    return frame(rows, {"command": "tune", "param": param, "side": side, "target": target,
+                        "range": [ev.value_of(lo), ev.value_of(hi)], "status": status,
+                        "value": ev.value_of(answer), "win_rate": p, "ci95": [plo, phi],
                         "message": message})
 
 
 def parse_tune_range(text: str | None):
     if text is None:
         return None, None
+    if "d" in text.lower() and ".." in text:  # dice: d4..d12
+        lo, _, hi = text.partition("..")
+        return lo.strip(), hi.strip()
     r = parse_range(text, "--range")
     if r is None:
         raise ScenarioError(f"--range '{text}' needs the form LO..HI, e.g. 1..40.")

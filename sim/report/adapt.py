@@ -88,7 +88,8 @@ def sensitivity_layout(frame: pd.DataFrame) -> pd.DataFrame:
     sides = [c[: -len(".delta")] for c in frame.columns if str(c).endswith(".delta")]
     stat = frame["path"] if "path" in frame.columns else frame["stat"]
     step = pd.to_numeric(frame["step"].astype(str).str.replace("+", "", regex=False), errors="coerce")
-    parts = [pd.DataFrame({"stat": stat.to_numpy(), "step": step.to_numpy(), "side": s,
+    label = frame["label"] if "label" in frame.columns else frame["step"].astype(str)
+    parts = [pd.DataFrame({"stat": stat.to_numpy(), "step": step.to_numpy(), "label": label.to_numpy(), "side": s,
                            "delta": frame[f"{s}.delta"].to_numpy(),
                            "ci_lo": frame.get(f"{s}.delta_lo", frame[f"{s}.delta"]).to_numpy(),
                            "ci_hi": frame.get(f"{s}.delta_hi", frame[f"{s}.delta"]).to_numpy()})
@@ -129,7 +130,8 @@ def tune_layout(frame: pd.DataFrame) -> tuple[pd.DataFrame, str, str, float, obj
         hit = frame.loc[frame["role"] == "answer", "value"]
         answer = hit.iloc[0] if len(hit) else None
     message = str(info.get("message") or (frame["message"].iloc[0] if "message" in frame.columns else ""))
-    plain = plain_rates(frame).sort_values("value").rename(columns={"value": param})
+    order = "position" if "position" in frame.columns else "value"  # dice sort by the ladder, not as text
+    plain = plain_rates(frame).sort_values(order).rename(columns={"value": param})
     plain.attrs["params"] = [param]
     return plain, param, side, target, answer, message
 

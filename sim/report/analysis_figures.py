@@ -157,6 +157,17 @@ def _heatmap(grid: pd.DataFrame, xlabel: str, ylabel: str, title: str, cbar_labe
 
 
 @styled
+def _step_text(rows: pd.DataFrame, steps) -> str:
+    """"d6 -> d4/d8 dice", "40 -> 39/50": what was played, where the table says it
+    (sim.analysis.sensitivity's `label`); else the step sizes, "±1"."""
+    if "label" in rows.columns and rows["label"].astype(str).str.contains(" -> ").all():
+        parts = [str(x).split(" (")[0].split(" -> ") for x in rows.sort_values("step")["label"]]
+        text = f"{parts[0][0]} -> " + "/".join(p[1] for p in parts)
+        return text + (" dice" if rows["label"].astype(str).str.contains("dice step").any() else "")
+    mag = sorted({abs(x) for x in steps})
+    return "±" + "/".join(f"{m:g}" for m in mag) if mag else ""
+
+
 def tornado_figure(frame: pd.DataFrame, side: str | None = None, top: int = 12, title: str | None = None):
     """Which stats move a side's win rate most: one bar per stat and step direction,
     longest on top, with 95% intervals. Shows the `top` most influential stats."""
@@ -176,9 +187,7 @@ def tornado_figure(frame: pd.DataFrame, side: str | None = None, top: int = 12, 
             ax.barh(i + offset, v, height=0.34, color=up if raised else down,
                     hatch=None if raised else "//", edgecolor="white", lw=0.3)
             ax.errorbar(v, i + offset, xerr=whiskers([v], [lo], [hi]), fmt="none", ecolor="black", capsize=2.5, lw=1)
-        mag = sorted({abs(x) for x in steps})
-        step_text = "±" + "/".join(f"{m:g}" for m in mag) if mag else ""
-        labels.append(f"{short(path_label(stat), 30)} ({step_text})")
+        labels.append(f"{short(path_label(stat), 30)} ({_step_text(rows, steps)})")
     ax.set_yticks(range(len(stats)), labels)
     ax.set_ylim(len(stats) - 0.5, -0.5)
     ax.axvline(0, color="black", lw=1)
@@ -231,7 +240,10 @@ def tune_figure(frame: pd.DataFrame, param: str, side: str, target: float, answe
                                       f"{100 * target:.0f}% of fights")
     ax = fig.axes[0]
     if answer is not None:
-        ax.axvline(float(answer), color="black", ls="--", lw=1)
-        ax.text(float(answer), 101, f" answer {answer}", ha="left", va="top", fontsize=8.5)
+        # A die answer sits at its position among the values played (the axis is categorical).
+        values = list(frame[param].astype(str))
+        at = float(answer) if _is_numeric(frame[param]) else float(values.index(str(answer)))
+        ax.axvline(at, color="black", ls="--", lw=1)
+        ax.text(at, 101, f" answer {answer}", ha="left", va="top", fontsize=8.5)
     ax.legend(loc="lower left")
     return fig

@@ -79,13 +79,43 @@ def run_sections(t: RunTables, prefix: str = "", level: int = 2) -> tuple[list[s
     ]
     scen = scenario_of(t)
     if scen is not None:
+        sections += inert_sections(scen, t, level)
         sections.append(design_section(scen, t.meta.get("overrides"), level=level))
     for sec in sections:
         sec.anchor = prefix + slug(sec.title)
     verdict = vd.run_verdict(t, wins, table)
+    inert = next((sec for sec in sections if sec.title == "What had no effect"), None)
+    if inert is not None:
+        k = len(inert.tables[0][1])
+        verdict.append(f"{k} rule{'s' if k > 1 else ''}, stat{'s' if k > 1 else ''} or piece{'s' if k > 1 else ''} "
+                       "of gear had no effect in any fight: see What had no effect.")
     if t.meta.get("overrides"):
         verdict.append("Played with " + overrides_text(t.meta["overrides"]) + ", not the file as saved.")
     return verdict, sections
+
+
+def inert_sections(scen, t: RunTables, level: int) -> list[Section]:
+    """The ruleset's own columns as means per fight, and what had no effect in any fight."""
+    from sim.inert import column_groups, gather, means_frame, ruleset_means
+    means = ruleset_means(scen, t.combatants)
+    out = []
+    columns = [c for c in dict.fromkeys(k for m in means.values() for k in m)]
+    if columns:
+        full = means_frame(scen, means)
+        tables = [(f"{group or scen.ruleset.title} columns, means per fight",
+                   full[["combatant", "side"] + [c for c in cols]].rename(
+                       columns={c: c[len(group) + 1:] for c in cols} if group else {}))
+                  for group, cols in column_groups(columns)]
+        out.append(Section(f"What the {scen.ruleset.title} rules count",
+                           ["The ruleset's own outcome columns (defences, Momentum, blocks, stunts ...), as "
+                            "means per fight."], [], tables, level=level))
+    items = gather(scen, t.combatants)
+    if items:
+        out.append(Section("What had no effect",
+                           [f"Nothing below changed any of the {t.n:,} fights, so the balance shown does not "
+                            "depend on it; the reason says why."],
+                           [], [("Without effect", pd.DataFrame(items))], level=level))
+    return out
 
 
 def report_results(results, out_dir, title: str | None = None) -> Path:
@@ -153,6 +183,22 @@ def report_tune(frame: pd.DataFrame, out_dir, meta: dict | None = None, title: s
                         [("", ad.provenance_of(frame, meta))])
 
 
+def report_tune_grid(frame: pd.DataFrame, out_dir, meta: dict | None = None, title: str | None = None) -> Path:
+    """Report on a two-stat tune (sim.analysis.tune_grid): a heat map of the grid and the
+    pairs nearest the target, with the verdict in words."""
+    info = ad.analysis_info(frame)
+    params, side, target = list(info["params"]), str(info["side"]), float(info["target"])
+    plain, params, _ = ad.sweep_layout(frame, params, [side])
+    sec = Section("The grid played", [f"Every pair of {af.path_label(params[0])} and {af.path_label(params[1])} "
+                                      f"played, with {side}'s win rate; the table lists the pairs nearest "
+                                      f"{100 * target:.0f}%, nearest first."],
+                  [(f"tune-grid-{slug(side)}", af.sweep_heatmap(plain, params, side))],
+                  [("Pairs nearest the target", rate_table(plain.head(10), params, [side], extra=["on_target"]))])
+    title = title or "Tune: " + " × ".join(af.path_label(p) for p in params)
+    return write_report(out_dir, title, [("", [str(info.get("message", ""))])], [sec],
+                        [("", ad.provenance_of(frame, meta))])
+
+
 def report_sensitivity(frame: pd.DataFrame, out_dir, side: str | None = None, meta: dict | None = None,
                        title: str | None = None) -> Path:
     """Report on a sensitivity table (plain: stat, step, side, delta, ci_lo, ci_hi; or
@@ -172,7 +218,8 @@ def change_table(long: pd.DataFrame) -> pd.DataFrame:
     """Sensitivity rows as a person reads them: the stat's short name, the step, and the
     change in win rate in percentage points with its 95% interval."""
     lo, hi = 100 * long["ci_lo"].to_numpy(float), 100 * long["ci_hi"].to_numpy(float)
-    return pd.DataFrame({"stat": [af.path_label(s) for s in long["stat"]], "step": long["step"].to_numpy(),
+    step = long["label"] if "label" in long.columns else long["step"]
+    return pd.DataFrame({"stat": [af.path_label(s) for s in long["stat"]], "step": step.to_numpy(),
                          "whose win rate": long["side"].astype(str).to_numpy(),
                          "change (pts, %)": 100 * long["delta"].to_numpy(float),
                          "95% interval (pts)": [f"{a:+.1f} to {b:+.1f}" for a, b in zip(lo, hi)]})
@@ -196,7 +243,7 @@ def report_tournament(frame: pd.DataFrame, out_dir, row_side: str | None = None,
     sec = Section("Policy against policy", [f"Cells give how often {who} wins when its policy (row) meets "
                                              "the opposing policy (column)."],
                   [("tournament", fig)], [("Win rates of the row side, %", percent_matrix(m))])
-    return write_report(out_dir, title or "Tournament of policies", [("", vd.tournament_verdict(m, who))],
+    return write_report(out_dir, title or "Tournament of policies", [("", vd.tournament_verdict(m, who, long))],
                         [sec], [("", ad.provenance_of(frame, meta))])
 
 
@@ -214,6 +261,8 @@ def report_frame(frame: pd.DataFrame, out_dir, meta: dict | None = None, title: 
         return report_sensitivity(frame, out_dir, meta=meta, title=title)
     if kind == "tournament":
         return report_tournament(frame, out_dir, meta=meta, title=title)
+    if kind == "tune" and ad.analysis_info(frame).get("grid"):
+        return report_tune_grid(frame, out_dir, meta=meta, title=title)
     if kind == "tune":
         return report_tune(frame, out_dir, meta=meta, title=title)
     if kind == "sweep":

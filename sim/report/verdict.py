@@ -144,8 +144,9 @@ def sensitivity_verdict(frame: pd.DataFrame, side: str | None = None) -> list[st
     side = side or str(frame["side"].iloc[0])
     d = frame[frame["side"].astype(str) == side]
     top = d.loc[d["delta"].abs().idxmax()]
+    step = str(top["label"]) if "label" in d.columns else f"a step of {top['step']:+g}"
     out = [f"{_cap(path_label(top['stat']))} moves {side}'s win rate most: {100 * top['delta']:+.1f} points "
-           f"for a step of {top['step']:+g} (95% interval {100 * top['ci_lo']:+.1f} to {100 * top['ci_hi']:+.1f})."]
+           f"for {step} (95% interval {100 * top['ci_lo']:+.1f} to {100 * top['ci_hi']:+.1f})."]
     clear = d[(d["ci_lo"] > 0) | (d["ci_hi"] < 0)]["stat"].unique()
     flat = sorted(set(d["stat"].unique()) - set(clear))
     if flat:
@@ -155,15 +156,53 @@ def sensitivity_verdict(frame: pd.DataFrame, side: str | None = None) -> list[st
     return out
 
 
-def tournament_verdict(matrix: pd.DataFrame, row_side: str = "the row side") -> list[str]:
+def _row_means(long: pd.DataFrame | None, m: pd.DataFrame) -> pd.DataFrame | None:
+    """Per row policy: mean win rate across the columns and a 95% interval for it, from
+    the cells' intervals (treated as independent, which overstates the width for fights
+    on common random numbers: "no clear best" errs towards caution)."""
+    if long is None or not {"ci_lo", "ci_hi"} <= set(long.columns):
+        return None
+    se = (long["ci_hi"].astype(float) - long["ci_lo"].astype(float)) / (2 * Z95)
+    g = long.assign(_var=se ** 2).groupby("row", sort=False)
+    mean = g["win_rate"].mean()
+    half = Z95 * np.sqrt(g["_var"].sum()) / g.size()
+    return pd.DataFrame({"mean": mean, "lo": mean - half, "hi": mean + half}).reindex(m.index)
+
+
+def tournament_verdict(matrix: pd.DataFrame, row_side: str = "the row side",
+                       long: pd.DataFrame | None = None) -> list[str]:
+    """Best and safest policy of the row side, named only when its interval clears the
+    runner-up's; otherwise "no clear best"."""
     m = matrix.astype(float)
     if m.empty:
         return ["The tournament is empty."]
     mean, worst = m.mean(axis=1), m.min(axis=1)
     col_mean = m.mean(axis=0)
-    out = [f"Best policy for {row_side} on average: {mean.idxmax()} ({pct(mean.max())} of fights won "
-           f"across all opposing policies).",
-           f"Safest policy for {row_side} (best worst case): {worst.idxmax()}, winning at least "
-           f"{pct(worst.max())} against every opponent.",
-           f"Hardest opposing policy: {col_mean.idxmin()} (holds {row_side} to {pct(col_mean.min())} on average)."]
+    ranked = _row_means(long, m)
+    top = mean.idxmax()
+    if len(m) < 2:
+        best = f"Only one policy for {row_side}: {top} ({pct(mean.max())} of fights won on average)."
+    elif (m.nunique(axis=0) == 1).all():
+        best = (f"No clear best policy for {row_side}: every policy listed wins {pct(mean.max())} on average, "
+                "the same against every opponent (here they play alike).")
+    elif (mean == mean.max()).sum() > 1:
+        tied = [str(x) for x in mean.index[mean == mean.max()]]
+        best = (f"No clear best policy for {row_side} on average: {' and '.join(tied)} each win "
+                f"{pct(mean.max())} across all opposing policies.")
+    elif ranked is not None and ranked.loc[top, "lo"] <= ranked.drop(index=top)["hi"].max():
+        rival = ranked.drop(index=top)["hi"].idxmax()
+        best = (f"No clear best policy for {row_side}: {top} wins {pct(mean.max())} on average "
+                f"[{pct(ranked.loc[top, 'lo'])} – {pct(ranked.loc[top, 'hi'])}] and {rival} "
+                f"{pct(mean[rival])}; their intervals overlap.")
+    else:
+        best = (f"Best policy for {row_side} on average: {top} ({pct(mean.max())} of fights won "
+                "across all opposing policies" + (", clear of the others' intervals)." if ranked is not None
+                                                  else ")."))
+    out = [best]
+    if len(m) > 1 and worst.nunique() > 1:
+        out.append(f"Safest policy for {row_side} (best worst case): {worst.idxmax()}, winning at least "
+                   f"{pct(worst.max())} against every opponent.")
+    if m.shape[1] > 1 and col_mean.nunique() > 1:
+        out.append(f"Hardest opposing policy: {col_mean.idxmin()} (holds {row_side} to {pct(col_mean.min())} "
+                   "on average).")
     return out

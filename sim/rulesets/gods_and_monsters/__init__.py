@@ -4,6 +4,9 @@ from __future__ import annotations
 from sim.errors import ScenarioError
 from sim.rulesets.gods_and_monsters import play as _play, schema, tables
 from sim.rulesets.gods_and_monsters.weapons import WEAPONS
+# Relative, so the compile-cache fingerprint (sim/compiled.py) does not follow it: the
+# finder reads outcome tables, never compiled code.
+from . import inert as inert_rules
 
 
 class GodsAndMonsters:
@@ -20,6 +23,7 @@ class GodsAndMonsters:
     # "nearest_enemy" is the name scenarios used before one vocabulary across rulesets.
     observation_aliases = {"nearest_enemy": "distance"}
     outcome_columns = ("surprised", "verve_left", "survival_left", "injuries")
+    inert = staticmethod(inert_rules.inert)  # sim/inert.py: rules without effect in a run
 
     # Compiled: the whole fight of each skirmish in one kernel (docs/architecture.md).
     compiled = True

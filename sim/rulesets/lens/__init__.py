@@ -5,6 +5,9 @@ from sim.errors import ScenarioError, closest
 from sim.policy import TARGET_MODES
 from sim.rulesets.lens import advice, engine, play as compiled_play, schema
 from sim.rulesets.lens import tables as T
+# Relative, so the compile-cache fingerprint (sim/compiled.py) does not follow it: the
+# finder reads outcome tables, never compiled code.
+from . import inert as inert_rules
 
 
 class Lens:
@@ -36,6 +39,7 @@ class Lens:
 
     build = staticmethod(engine.build)
     warnings = staticmethod(advice.warnings)
+    inert = staticmethod(inert_rules.inert)  # sim/inert.py: rules without effect in a run
     init = staticmethod(engine.init)
     step = staticmethod(engine.step)
     is_over = staticmethod(engine.is_over)

@@ -5,6 +5,9 @@ from sim.errors import ScenarioError
 from sim.policy import TARGET_MODES
 from sim.rulesets.lifeforce import engine, kplay, schema
 from sim.rulesets.lifeforce import tables as T
+# Relative, so the compile-cache fingerprint (sim/compiled.py) does not follow it: the
+# finder reads outcome tables, never compiled code.
+from . import inert as inert_rules
 
 
 class Lifeforce:
@@ -31,6 +34,7 @@ class Lifeforce:
     trace = staticmethod(kplay.trace)
     warm = staticmethod(kplay.warm)
     outcome_columns = kplay.OUTCOME_COLUMNS
+    inert = staticmethod(inert_rules.inert)  # sim/inert.py: rules without effect in a run
 
     @staticmethod
     def check(scenario) -> None:

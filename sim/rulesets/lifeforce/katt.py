@@ -23,8 +23,8 @@ from sim.rulesets.lifeforce.layout import (
     R_ATTACK_DIE, R_AT_ZERO_DEAD, R_BLOCK_POSSIBLE, R_CRIT_BEFORE, R_DS_DEFENCES, R_DUAL_MIN_COST,
     R_INITIATOR_D100, R_METRIC, R_REACTION_MODE, R_SEIZE_ON, R_SKIRMISH_CELLS, R_STUNT_STEP, R_THREATEN_PHASES,
     R_WIDTH, R_HEIGHT, R_GRAPPLE_BONUS,
-    S_ATTACKS, S_BLOCKS, S_CONTESTING, S_DEALT, S_DISARMED, S_DOMINANT, S_DOWN_ROUND, S_DS, S_HAST, S_HITS, S_HP,
-    S_LOADED, S_NATT, S_NBLK, S_OPP, S_PARTNER, S_PRONE, S_REACTION_LEFT, S_READY, S_SEIZE, S_SLOW, S_SPOINTS,
+    S_ATTACKS, S_BLOCKS, S_BUY0, S_CONTESTING, S_DEALT, S_DISARMED, S_DOMINANT, S_DOWN_ROUND, S_DS, S_HAST, S_HITS,
+    S_HP, S_LOADED, S_NATT, S_NBLK, S_OPP, S_PARTNER, S_PRONE, S_REACTION_LEFT, S_READY, S_SEIZE, S_SLOW, S_SPOINTS,
     S_STATUS, S_STUNTED, S_TAKEN, S_THREAT_BY, S_THREAT_LEFT, S_TRACK,
     W_AP, W_ARMOURED, W_D_BONUS, W_D_COUNT, W_D_SIDES, W_LOADING, W_RANGE, W_REACH, W_SKILL, W_STRIKE, W_TABLE,
     W_UNARMED)
@@ -311,6 +311,8 @@ def strike(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, stunts, ve
     if points > 0:
         S[att, S_STUNTED] = 1
         second = buy_stunts(T, X, G, seed, att, tgt, w, points)
+        for s in range(N_STUNTS):
+            S[att, S_BUY0 + s] += BOUGHT[s]
     S[att, S_ATTACKS] += 1
     if G[3]:
         emit(ev, cnt, E.EV_ROLL, G[1], att, tgt, w * 8 + verb, roll, offence, defence)

@@ -7,6 +7,8 @@ the memory layout, never a scenario's values (those arrive at run time).
 """
 from __future__ import annotations
 
+from sim.rulesets.lifeforce.tables import STUNT_NAMES
+
 
 def _columns(names: str) -> dict[str, int]:
     return {n: i for i, n in enumerate(names.split())}
@@ -31,13 +33,16 @@ S_COLS = _columns(
     "STATUS HP DOWN_ROUND X Y HAST SLOW HASTE_BONUS SEIZE ROLL0 ROLL1 ROLL2 REACTION_LEFT PREP_ACTION PREP_AP "
     "PREP_TARGET CDX CDY READY TARGET PRONE DS DISARMED THREAT_BY THREAT_LEFT PARTNER DOMINANT TRACK "
     "CONTESTING GCHECKED STUNTED LOADED ATTACKS HITS DEALT TAKEN SPOINTS BLOCKS OPP CHARGES GWON GCWON NATT "
-    "NBLK NGRAP")
+    "NBLK NGRAP " + " ".join(f"BUY_{n.upper()}" for n in STUNT_NAMES))
 # Outcome columns written per skirmish, O (n, C, NO): the ruleset's outcome table, in this order.
 OUTCOME_COLUMNS = ("attacks", "hits", "damage_dealt", "damage_taken", "final_state", "down_round", "hp_left",
                    "stunt_points", "shield_blocks", "opportunity_attacks", "charges", "grapples_won",
-                   "grapple_checks_won", "ended_prone")
+                   "grapple_checks_won", "ended_prone") + tuple(f"stunt_{n}" for n in STUNT_NAMES)
+# How many times each combatant bought each stunt (a Skirmish bought twice on one blow
+# counts 2): the inert-rules list reads which stunts never came into play.
 OUTCOME_FROM_STATE = ("ATTACKS", "HITS", "DEALT", "TAKEN", "STATUS", "DOWN_ROUND", "HP", "SPOINTS", "BLOCKS",
-                      "OPP", "CHARGES", "GWON", "GCWON", "PRONE")
+                      "OPP", "CHARGES", "GWON", "GCWON", "PRONE") + tuple(
+    f"BUY_{n.upper()}" for n in STUNT_NAMES)
 
 NK, NW, NR, NS = len(K_COLS), len(W_COLS), len(R_COLS), len(S_COLS)
 
@@ -58,9 +63,10 @@ NK, NW, NR, NS = len(K_COLS), len(W_COLS), len(R_COLS), len(S_COLS)
  S_DISARMED, S_THREAT_BY, S_THREAT_LEFT, S_PARTNER, S_DOMINANT, S_TRACK, S_CONTESTING, S_GCHECKED, S_STUNTED,
  S_LOADED, S_ATTACKS, S_HITS, S_DEALT, S_TAKEN, S_SPOINTS, S_BLOCKS, S_OPP, S_CHARGES, S_GWON, S_GCWON,
  S_NATT, S_NBLK, S_NGRAP) = range(45)
+S_BUY0 = S_COLS["BUY_" + STUNT_NAMES[0].upper()]  # then one column per stunt, tables.STUNTS order
 
 import numpy as np  # noqa: E402  (the table below needs the column names above)
 
 OUTCOME_INDEX = np.array([S_COLS[name] for name in OUTCOME_FROM_STATE], dtype=np.int64)
 START_COLUMNS = ("hp_left", "final_state", "ended_prone", "disarmed")  # what a skirmish may start from
-assert (K_SCATTER_SIDE, W_STRIKE, R_STALL_CHECK, S_NGRAP) == (NK - 1, NW - 1, NR - 1, NS - 1)
+assert (K_SCATTER_SIDE, W_STRIKE, R_STALL_CHECK, S_BUY0 + len(STUNT_NAMES)) == (NK - 1, NW - 1, NR - 1, NS)
