@@ -57,11 +57,12 @@ def play_kernel(scen, n, seed, max_rounds):
 
 
 def fixed_stunt_overrides(path) -> dict:
-    """`stunts: greedy` for every side whose policy leaves `stunts` to the default."""
-    import yaml
-    raw = yaml.safe_load(Path(path).read_text())
-    return {f"sides.{side}.policy.stunts": "greedy" for side, spec in raw["sides"].items()
-            if "stunts" not in (spec.get("policy") or {})}
+    """`stunts: greedy` for every side whose policy buys by expected worth (the default,
+    which the NumPy engine plays as greedy); a policy from a library keeps its own order."""
+    scen = load_scenario(path)
+    sides = {scen.side_names[c.side] for c in scen.combatants
+             if c.policy.params["stunts"] == "expected" and not c.policy.params["stunt_order"]}
+    return {f"sides.{side}.policy.stunts": "greedy" for side in sorted(sides)}
 
 
 def measure(path, n, engine, overrides=None, fixed_stunts=False):
