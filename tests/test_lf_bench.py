@@ -4,7 +4,8 @@ from benchmarks import bench_lifeforce as B
 
 def test_the_section_writer_replaces_only_the_lifeforce_section(tmp_path):
     doc = tmp_path / "performance.md"
-    doc.write_text("# Performance\n\n## The Lens: compiled kernel\n\nlens\n\n" + B.TITLE + "\n\nold\n\n## Later\n\nkept\n")
+    lens = "# Performance\n\n## The Lens: compiled kernel\n\nlens\n\n"
+    doc.write_text(lens + B.TITLE + "\n\nold\n\n## Later\n\nkept\n")
     B.write_section(B.TITLE + "\n\nnew\n", doc)
     text = doc.read_text()
     assert "new" in text and "old" not in text
