@@ -3,8 +3,10 @@
 For every shipped scenario: win rates, mean rounds and per-combatant means (attacks,
 hits, damage dealt, shield blocks) from both engines at the same n, with the difference
 in standard errors, and skirmishes per CPU-second of each. Usage:
-    python -m benchmarks.agree_lifeforce [n] [engine: numpy|kernel] [scenario ...] [path=value ...]
-(path=value: overrides, e.g. rules.prepared_target=any, to hold a fix's change apart.)
+    python -m benchmarks.agree_lifeforce [n] [engine: numpy|kernel] [scenario ...] [path=value ...] [--fixed-stunts]
+(path=value: overrides, e.g. rules.prepared_target=any, to hold a fix's change apart;
+--fixed-stunts: sides that leave `stunts` to its default buy in the greedy order, which
+is how the NumPy engine reads the default, instead of by expected worth.)
 """
 from __future__ import annotations
 
@@ -54,7 +56,19 @@ def play_kernel(scen, n, seed, max_rounds):
     return ruleset.play(setup, seed, 0, n, max_rounds)
 
 
-def measure(path, n, engine, overrides=None):
+def fixed_stunt_overrides(path) -> dict:
+    """`stunts: greedy` for every side whose policy buys by expected worth (the default,
+    which the NumPy engine plays as greedy); a policy from a library keeps its own order."""
+    scen = load_scenario(path)
+    sides = {scen.side_names[c.side] for c in scen.combatants
+             if c.policy.params["stunts"] == "expected" and not c.policy.params["stunt_order"]}
+    return {f"sides.{side}.policy.stunts": "greedy" for side in sorted(sides)}
+
+
+def measure(path, n, engine, overrides=None, fixed_stunts=False):
+    overrides = dict(overrides or {})
+    if fixed_stunts and engine == "kernel":
+        overrides = {**fixed_stunt_overrides(path), **overrides}
     scen = load_scenario(path, overrides or None)
     seed, max_rounds = int(scen.run["seed"]), int(scen.run["max_rounds"])
     fn = play_numpy if engine == "numpy" else play_kernel
@@ -67,12 +81,14 @@ def measure(path, n, engine, overrides=None):
 
 
 def main(argv):
+    fixed = "--fixed-stunts" in argv
+    argv = [a for a in argv if a != "--fixed-stunts"]
     n = int(argv[0]) if argv else 20000
     engine = argv[1] if len(argv) > 1 else "kernel"
     import yaml
     overrides = {a.split("=", 1)[0]: yaml.safe_load(a.split("=", 1)[1]) for a in argv[2:] if "=" in a}
     paths = [Path(p) for p in argv[2:] if "=" not in p] or SCENARIOS
-    result = {p.stem: measure(p, n, engine, overrides) for p in paths}
+    result = {p.stem: measure(p, n, engine, overrides, fixed) for p in paths}
     print(json.dumps(result, indent=1))
 
 

@@ -78,6 +78,9 @@ class Fighter:
                        and pol.params["use_reaction"] in ("any", "shield_block")
                        and rules["reaction_actions"] != "ap")
         self.runs = pol.params["run"]
+        if pol.params["stunts"] == "expected" and not pol.params["stunt_order"]:
+            raise ValueError(f"the plain loop buys stunts in a fixed order only; give {c.name}'s side "
+                             "stunts: greedy (or another order) instead of the default expected-worth buyer")
         order = pol.params["stunt_order"] or T.STUNT_PRIORITIES[pol.params["stunts"]]
         self.generates = pol.params["stunts"] != "none" or bool(pol.params["stunt_order"])
         costs = T.stunt_costs(w["stunts"], rules["spell_stunt_costs"])

@@ -103,8 +103,10 @@ def test_grapple_track_in_play():
 def test_grapple_ends_when_neither_contests():
     w = fighter("W", athletics=300, reaction=90)
     pol = {"family": "grappler", "contest_grapple": "never"}
-    r = sim.run(duel(w, fighter("D"), pa=pol, pb={"family": "steady", "contest_grapple": "never"}), n=64, seed=0,
-                max_rounds=1)
+    # The defender buys no stunts: a Knock Prone (the default buyer takes one where it pays)
+    # would spend W's next phase standing up instead of engaging.
+    r = sim.run(duel(w, fighter("D"), pa=pol, pb={"family": "steady", "contest_grapple": "never", "stunts": "none"}),
+                n=64, seed=0, max_rounds=1)
     # Each phase the untended grapple lapses at the start and the grappler engages anew:
     # four engagements, and no grappling check is ever made.
     w_rows = r.combatants[r.combatants["combatant"] == "W"]

@@ -10,16 +10,20 @@ uniforms, FOCUS per side, CAND candidates, HEALTH, DIST, OBS, STACK). G holds
 """
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from sim import keyed, targeting
 from sim.events import emit
 from sim.rulesets.lifeforce import kgrid as grid
 from sim.rulesets.lifeforce import ktrace as E
+from sim.rulesets.lifeforce import kstunts
 from sim.rulesets.lifeforce import tables as TB
+from sim.rulesets.lifeforce.kpack import XP, unpack
 from sim.rulesets.lifeforce.layout import (
     K_ARMOR, K_DODGE, K_HAS_SHIELD, K_HELD_W, K_INTIMIDATE, K_MELEE_W, K_OFFENCE, K_REACT_AOO, K_REACT_BLOCK,
-    K_REFLEX, K_SH_BONUS, K_SH_COUNT, K_SH_SIDES, K_SIDE, K_SURPRISED, K_UNARMED_W, K_WILL, K_GENERATES, K_ATHLETICS,
+    K_REFLEX, K_STUNT_EV, K_SH_BONUS, K_SH_COUNT, K_SH_SIDES, K_SIDE, K_SURPRISED, K_UNARMED_W, K_WILL, K_GENERATES,
+    K_ATHLETICS,
     R_ATTACK_DIE, R_AT_ZERO_DEAD, R_BLOCK_POSSIBLE, R_CRIT_BEFORE, R_DS_DEFENCES, R_DUAL_MIN_COST,
     R_INITIATOR_D100, R_METRIC, R_REACTION_MODE, R_SEIZE_ON, R_SKIRMISH_CELLS, R_STUNT_STEP, R_THREATEN_PHASES,
     R_WIDTH, R_HEIGHT, R_GRAPPLE_BONUS,
@@ -49,45 +53,50 @@ _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
 # inlining them all at the Numba level made one function so large that its compile
 # took many minutes and gigabytes.
 _step = njit(cache=True, nogil=True, _nrt=False)
+# A literal argument (0, True, a module constant) makes Numba compile a step again for
+# that value: calls pass np.int64 / np.bool_ so each step compiles once.
 
 
 @_inline
-def has_condition(S, c, k):
-    """Whether c has condition k (tables.CONDITION_NAMES order)."""
-    if k == 0:
-        return S[c, S_PRONE] != 0
-    if k == 1:
-        return S[c, S_HAST] > 0
-    if k == 2:
-        return S[c, S_SLOW] > 0
-    if k == 3:
-        return S[c, S_DS] != 0
-    if k == 4:
-        return S[c, S_TRACK] > 0
-    if k == 5:
-        return S[c, S_TRACK] == HELD and S[c, S_DOMINANT] == 0
-    if k == 6:
-        return S[c, S_TRACK] == PINNED and S[c, S_DOMINANT] == 0
-    if k == 7:
-        return S[c, S_THREAT_BY] >= 0
-    return S[c, S_DISARMED] != 0
+def cond_mask(S, c):
+    """Bit k set while c has condition k (tables.CONDITION_NAMES order), all nine at once:
+    the usual creature, with none, costs one test in cond_sum and cond_allows."""
+    m = 1 if S[c, S_PRONE] != 0 else 0
+    m |= 2 if S[c, S_HAST] > 0 else 0
+    m |= 4 if S[c, S_SLOW] > 0 else 0
+    m |= 8 if S[c, S_DS] != 0 else 0
+    track, under = S[c, S_TRACK], S[c, S_DOMINANT] == 0
+    m |= 16 if track > 0 else 0
+    m |= 32 if track == HELD and under else 0
+    m |= 64 if track == PINNED and under else 0
+    m |= 128 if S[c, S_THREAT_BY] >= 0 else 0
+    m |= 256 if S[c, S_DISARMED] != 0 else 0
+    return m
 
 
 @_inline
 def cond_sum(S, COND, c, col):
+    m = cond_mask(S, c)
     total = 0
-    for k in range(COND.shape[0]):
-        if has_condition(S, c, k):
+    k = 0
+    while m:
+        if m & 1:
             total += COND[k, col]
+        m >>= 1
+        k += 1
     return total
 
 
 @_inline
 def cond_allows(S, COND, c, col):
     """Moves / begins: no condition c has forbids it."""
-    for k in range(COND.shape[0]):
-        if COND[k, col] == 0 and has_condition(S, c, k):
+    m = cond_mask(S, c)
+    k = 0
+    while m:
+        if m & 1 and COND[k, col] == 0:
             return False
+        m >>= 1
+        k += 1
     return True
 
 
@@ -156,7 +165,7 @@ def _second_target(T, X, G, seed, att, tgt, w):
         CAND[j] = (j != tgt and is_enemy(K, att, j) and S[j, S_STATUS] == STANDING and D[tgt, j] <= 1
                    and D[att, j] <= W[w, W_STRIKE])
         HEALTH[j], DIST[j] = 0.0, 0.0
-    u = keyed.uniform(seed, G[0], G[1], SITE_DUAL, att, S[att, S_NATT])
+    u = keyed.uniform(seed, G[0], G[1], SITE_DUAL, att, S[att, S_NATT]) if targeting.count(CAND) > 1 else 0.0
     return targeting.choose(targeting.RANDOM, CAND, HEALTH, DIST, -1, u)
 
 
@@ -182,8 +191,9 @@ def _applicable(K, W, R, S, att, tgt, w, s, second):
 
 
 @_inline
-def buy_stunts(T, X, G, seed, att, tgt, w, points):
-    """Spend stunt points in the buying order; returns Dual Strike's second target or -1."""
+def buy_stunts(T, X, G, seed, att, tgt, w, points, total):
+    """Spend stunt points by worth (kstunts) or in the buying order; returns Dual Strike's
+    second target or -1."""
     K, W, R, COSTS, PRIO = T[0], T[1], T[2], T[5], T[6]
     S, BOUGHT = X[0], X[3]
     for s in range(N_STUNTS):
@@ -191,6 +201,9 @@ def buy_stunts(T, X, G, seed, att, tgt, w, points):
     second = -1
     if R[R_DUAL_MIN_COST] > 0 and points >= R[R_DUAL_MIN_COST]:
         second = _second_target(T, X, G, seed, att, tgt, w)
+    if K[att, K_STUNT_EV]:
+        kstunts.buy_best(T, X, G, att, tgt, w, points, total, second)
+        return second if BOUGHT[ST_DUAL] > 0 else -1
     left = points
     table = W[w, W_TABLE]
     for j in range(PRIO.shape[1]):
@@ -257,19 +270,20 @@ def apply_stunts(T, X, G, seed, ev, cnt, att, tgt, w, total, ordinal):
     if BOUGHT[ST_SKIRMISH]:
         for j in range(S.shape[0]):
             Q[0, Q_DIST + j] = D[att, j]  # staged: becomes a scan only if the step moved
-        spent = grid.walk(S, att, tgt, BOUGHT[ST_SKIRMISH] * R[R_SKIRMISH_CELLS], 0, True, R[R_METRIC],
-                          R[R_WIDTH], R[R_HEIGHT])
+        spent = grid.walk(S, att, tgt, BOUGHT[ST_SKIRMISH] * R[R_SKIRMISH_CELLS], np.int64(0), np.bool_(True),
+                          R[R_METRIC], R[R_WIDTH], R[R_HEIGHT])
         if spent > 0:
             grid.refresh(S, D, att, R[R_METRIC])
-            queue_scan(T, X, att, TRIGGER_STEPS)  # struck once this blow is over (attack, below)
+            queue_scan(X[XP], att, np.int64(TRIGGER_STEPS))  # struck once this blow is over (attack, below)
 
 
 @_step
-def queue_scan(T, X, mover, trigger):
+def queue_scan(PK, mover, trigger):
     """Queue the Attacks of Opportunity a move provokes; whether any enemy could strike.
     Q[0, Q_DIST:] holds the distances from each creature to the mover before it moved; as
     in the walk's own rule, a mover that ends deeper than the edge of a reach started its
     last step inside it."""
+    T, X = unpack(PK)
     K, W = T[0], T[1]
     S, D, Q = X[0], X[1], X[2]
     n = Q[0, 0]
@@ -290,9 +304,23 @@ def queue_scan(T, X, mover, trigger):
     return anyone
 
 
+@_inline
+def damage_dice(W, w, words, seed, G, att, ordinal):
+    """The weapon's damage: up to three dice from words 1-3 of the attack's block, more
+    from blocks of their own (SITE_DAMAGE, 64 numbers an attack)."""
+    count, sides = W[w, W_D_COUNT], W[w, W_D_SIDES]
+    if count > 3:
+        return keyed.dice4(count, sides, W[w, W_D_BONUS], seed, G[0], G[1], SITE_DAMAGE, att, ordinal * 64)
+    total = W[w, W_D_BONUS]
+    for j in range(count):
+        total += keyed.die_word_quick(words[1 + j], sides, seed, G[0], G[1], SITE_ATTACK, att, 4 * ordinal + 1 + j)
+    return total
+
+
 @_step
-def strike(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, stunts, verb):
+def strike(PK, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, stunts, verb):
     """One attack: roll, stunts, damage, Shield Block. Returns Dual Strike's second target or -1."""
+    T, X = unpack(PK)
     K, W, R, COND, SBW = T[0], T[1], T[2], T[3], T[4]
     S, BOUGHT = X[0], X[3]
     melee = W[w, W_RANGE] == 0
@@ -301,7 +329,9 @@ def strike(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, stunts, ve
     offence = W[w, W_SKILL] + K[att, K_OFFENCE] + off_bonus + cond_sum(S, COND, att, C_OFFENCE)
     ordinal = S[att, S_NATT]
     S[att, S_NATT] = ordinal + 1
-    roll = keyed.die(R[R_ATTACK_DIE], seed, G[0], G[1], SITE_ATTACK, att, ordinal)
+    # One block per attack: the attack die from word 0, up to three damage dice from words 1-3.
+    words = keyed.block(seed, G[0], G[1], SITE_ATTACK, att, ordinal)
+    roll = keyed.die_word_quick(words[0], R[R_ATTACK_DIE], seed, G[0], G[1], SITE_ATTACK, att, 4 * ordinal)
     total = roll + offence
     hit = total > defence  # ties go to the defender
     points = 0
@@ -310,7 +340,7 @@ def strike(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, stunts, ve
     second = -1
     if points > 0:
         S[att, S_STUNTED] = 1
-        second = buy_stunts(T, X, G, seed, att, tgt, w, points)
+        second = buy_stunts(T, X, G, seed, att, tgt, w, points, total)
         for s in range(N_STUNTS):
             S[att, S_BUY0 + s] += BOUGHT[s]
     S[att, S_ATTACKS] += 1
@@ -323,8 +353,7 @@ def strike(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, stunts, ve
                     mask |= 1 << s
             emit(ev, cnt, E.EV_STUNTS, G[1], points, mask, BOUGHT[ST_SKIRMISH], 0, 0, 0)
     if hit:
-        dice = keyed.dice(W[w, W_D_COUNT], W[w, W_D_SIDES], W[w, W_D_BONUS], seed, G[0], G[1], SITE_DAMAGE, att,
-                          ordinal * 64)
+        dice = damage_dice(W, w, words, seed, G, att, ordinal)
         rolled = max(dice, 0) + SBW[att, w] + dmg_bonus
         armour = max(K[tgt, K_ARMOR] - W[w, W_AP], 0) if W[w, W_ARMOURED] else 0
         mult2 = 2
@@ -366,25 +395,27 @@ def strike(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, stunts, ve
 def attack(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, verb):
     """A full attack: the blow, its Dual Strike, who goes down, then the Attacks of
     Opportunity it provoked (a Skirmish step), each of them full attacks in turn."""
-    _blow(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, verb)
+    _blow(X[XP], G, seed, ev, cnt, att, tgt, w, np.int64(off_bonus), np.int64(dmg_bonus), np.int64(verb))
     if X[2][0, 0] > 0:
-        run_scans(T, X, G, seed, ev, cnt)
+        run_scans(X[XP], G, seed, ev, cnt)
 
 
 @_step
-def _blow(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, verb):
+def _blow(PK, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, verb):
+    T, X = unpack(PK)
     R, S = T[2], X[0]
-    second = strike(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, True, verb)
+    second = strike(X[XP], G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, np.bool_(True), verb)
     if second >= 0 and S[second, S_STATUS] == STANDING:
-        strike(T, X, G, seed, ev, cnt, att, second, w, 0, 0, False, VERB_DUAL)
+        strike(X[XP], G, seed, ev, cnt, att, second, w, np.int64(0), np.int64(0), np.bool_(False), np.int64(VERB_DUAL))
         knock_down(R, S, G, second, ev, cnt)
     knock_down(R, S, G, tgt, ev, cnt)
 
 
 @_step
-def run_scans(T, X, G, seed, ev, cnt):
+def run_scans(PK, G, seed, ev, cnt):
     """Work through queued scans: every enemy that had the mover in reach strikes, by its
     readied action or its Reaction, while both stand."""
+    T, X = unpack(PK)
     K, W, R, COND = T[0], T[1], T[2], T[3]
     S, Q = X[0], X[2]
     head = 1
@@ -406,7 +437,7 @@ def run_scans(T, X, G, seed, ev, cnt):
             S[e, S_OPP] += 1
             if G[3]:
                 emit(ev, cnt, E.EV_AOO, G[1], e, mover, 1 if by_ready else 0, trigger, 0, 0)
-            _blow(T, X, G, seed, ev, cnt, e, mover, wv, 0, 0, VERB_STRIKE)
+            _blow(X[XP], G, seed, ev, cnt, e, mover, wv, np.int64(0), np.int64(0), np.int64(VERB_STRIKE))
         head += 1
     Q[0, 0] = 0
 
@@ -414,8 +445,8 @@ def run_scans(T, X, G, seed, ev, cnt):
 @_inline
 def opportunity_attacks(T, X, G, seed, ev, cnt, mover, trigger):
     """Attacks of Opportunity on `mover`, from the distances staged in Q[0, Q_DIST:]."""
-    if queue_scan(T, X, mover, trigger):
-        run_scans(T, X, G, seed, ev, cnt)
+    if queue_scan(X[XP], mover, np.int64(trigger)):
+        run_scans(X[XP], G, seed, ev, cnt)
 
 
 @_inline

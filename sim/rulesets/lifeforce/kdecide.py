@@ -13,6 +13,7 @@ from sim import keyed, policy_vm, targeting
 from sim.rulesets.lifeforce import katt as A
 from sim.rulesets.lifeforce import kgrid as grid
 from sim.rulesets.lifeforce import ktrace as E
+from sim.rulesets.lifeforce.kpack import XP, unpack
 from sim.rulesets.lifeforce.layout import (
     K_ABANDON_MELEE, K_ANSWER, K_FAMILY, K_HAS_SHIELD, K_HP, K_KEEP_CELLS, K_RANGED_W, K_READY_PREF, K_RUN,
     K_SIDE, K_TARGET_MODE, K_WANTS_NEAREST, K_SCRIPTED, K_SPLIT0,
@@ -55,9 +56,17 @@ def noise(G, seed, a, purpose):
     return keyed.uniform(seed, G[0], G[1], A.SITE_TARGET, a, G[2] * 8 + purpose)
 
 
+@_inline
+def tie_noise(CAND, G, seed, a, purpose):
+    """noise() where it can matter: with fewer than two candidates every mode's choice is
+    the same whatever the draw, so it is not drawn (the same choices, fewer evaluations)."""
+    return noise(G, seed, a, purpose) if targeting.count(CAND) > 1 else 0.0
+
+
 @_step
-def pick_target(T, X, G, seed, a, mode):
+def pick_target(PK, G, seed, a, mode):
     """A new target by mode; a side without a standing focus adopts a focus-mode pick."""
+    T, X = unpack(PK)
     K = T[0]
     S, D, FOCUS, CAND, HEALTH, DIST = X[0], X[1], X[5], X[6], X[7], X[8]
     for j in range(S.shape[0]):
@@ -67,7 +76,7 @@ def pick_target(T, X, G, seed, a, mode):
     side = K[a, K_SIDE]
     focus = FOCUS[side]
     ok = focus >= 0 and CAND[focus]
-    chosen = targeting.choose(mode, CAND, HEALTH, DIST, focus if ok else -1, noise(G, seed, a, 0))
+    chosen = targeting.choose(mode, CAND, HEALTH, DIST, focus if ok else -1, tie_noise(CAND, G, seed, a, 0))
     if mode == targeting.FOCUS and not ok and chosen >= 0:
         FOCUS[side] = chosen
     return chosen
@@ -91,7 +100,7 @@ def nearest_within(T, X, G, seed, a, reach, purpose):
         CAND[j] = A.is_enemy(K, a, j) and S[j, S_STATUS] == A.STANDING and D[a, j] <= reach
         HEALTH[j] = 0.0
         DIST[j] = D[a, j]
-    return targeting.choose(targeting.NEAREST, CAND, HEALTH, DIST, -1, noise(G, seed, a, purpose))
+    return targeting.choose(targeting.NEAREST, CAND, HEALTH, DIST, -1, tie_noise(CAND, G, seed, a, purpose))
 
 
 @_inline
@@ -105,7 +114,7 @@ def update_target(T, X, G, seed, a):
     ok = cur >= 0 and S[cur, S_STATUS] == A.STANDING
     mode = K[a, K_TARGET_MODE]
     if not ok or (mode == targeting.FOCUS and T[2][R_ANY_FOCUS]):
-        new = pick_target(T, X, G, seed, a, mode)
+        new = pick_target(X[XP], G, seed, a, mode)
         if not ok:
             cur = new
     if K[a, K_ABANDON_MELEE]:
@@ -155,8 +164,9 @@ def block_in_time(T, X, a):
 
 
 @_step
-def observe(T, X, G, a, nearest):
+def observe(PK, G, a, nearest):
     """Fill the observations a's rules read (and only those)."""
+    T, X = unpack(PK)
     K, W, READS, CELL = T[0], T[1], T[14], T[18]
     S, D, OBS = X[0], X[1], X[9]
     tgt = S[a, S_TARGET]
@@ -252,7 +262,7 @@ def plan(T, X, G, seed, a, why_target):
     elif fam == GUARDIAN:
         desired, move = _guard(T, X, G, seed, a, in_reach, reach, shoots, d, rng, prep, pap)
     elif fam == GRAPPLER:
-        if S[a, S_PARTNER] < 0 and S[max(tgt, 0), S_PARTNER] < 0 and grapple_pays(T, X, a, max(tgt, 0)):
+        if S[a, S_PARTNER] < 0 and S[max(tgt, 0), S_PARTNER] < 0 and grapple_pays(X[XP], a, max(tgt, 0)):
             desired = RUN if (K[a, K_RUN] and d - 1 > mv) else GRAPPLE
             stop = 1
     inside = S[a, S_PARTNER] >= 0
@@ -273,7 +283,7 @@ def plan(T, X, G, seed, a, why_target):
     if not has_tgt or not A.cond_allows(S, COND, a, A.C_MOVES):
         move = NO_MOVE
     if K[a, K_SCRIPTED]:
-        desired, move, goal, stop, why = _scripted(T, X, G, seed, a, desired, move, goal, stop, why, reach, rng,
+        desired, move, goal, stop, why = _scripted(X[XP], G, seed, a, desired, move, goal, stop, why, reach, rng,
                                                    melee_now, nearest)
     return desired, move, goal, stop, why
 
@@ -305,10 +315,11 @@ def _guard(T, X, G, seed, a, in_reach, reach, shoots, d, rng, prep, pap):
 
 
 @_step
-def grapple_pays(T, X, a, b):
+def grapple_pays(PK, a, b):
     """Engage only when the contested Athletics check is at least as likely won as not
     (the engager must beat the defender: a tie fails, or is rolled again under
     `grapple_ties: reroll`), counting the faces of both dice."""
+    T, X = unpack(PK)
     K, R = T[0], T[2]
     die = R[R_ATTACK_DIE]
     diff = A.grapple_mod(K, R, a, True) - A.grapple_mod(K, R, b, False)
@@ -322,11 +333,12 @@ def grapple_pays(T, X, a, b):
 
 
 @_step
-def _scripted(T, X, G, seed, a, desired, move, goal, stop, why, reach, rng, melee_now, nearest):
+def _scripted(PK, G, seed, a, desired, move, goal, stop, why, reach, rng, melee_now, nearest):
+    T, X = unpack(PK)
     K, COND = T[0], T[3]
     OP, ARG, CONST, RCODE, RACTION, RTARGET, RFIRST = T[7], T[8], T[9], T[10], T[11], T[12], T[13]
     S, OBS, STACK = X[0], X[9], X[10]
-    observe(T, X, G, a, nearest)
+    observe(X[XP], G, a, nearest)
     r = policy_vm.first_rule(OP, ARG, CONST, RCODE, RFIRST, a, OBS, STACK)
     if r < 0:
         return desired, move, goal, stop, why
@@ -334,7 +346,7 @@ def _scripted(T, X, G, seed, a, desired, move, goal, stop, why, reach, rng, mele
     mode = RTARGET[r] if RTARGET[r] >= 0 else K[a, K_TARGET_MODE]
     retarget = mode != K[a, K_TARGET_MODE]
     if retarget:
-        S[a, S_TARGET] = pick_target(T, X, G, seed, a, mode)
+        S[a, S_TARGET] = pick_target(X[XP], G, seed, a, mode)
         goal = S[a, S_TARGET]
     if action != desired or retarget:
         why = E.WHY_RULE

@@ -15,6 +15,7 @@ from sim.rulesets.lifeforce import katt as A
 from sim.rulesets.lifeforce import kgrid as grid
 from sim.rulesets.lifeforce import ktrace as E
 from sim.rulesets.lifeforce.kturn import take_turn
+from sim.rulesets.lifeforce.kpack import XP, unpack
 from sim.rulesets.lifeforce.layout import (
     K_CONTEST_MODE, K_HASTENED, K_HP, K_ORDER_ATTR, K_SCATTER_SIDE, K_SIDE, K_SLOWED, K_X0, K_Y0,
     OUTCOME_INDEX, R_CARRY, R_METRIC, R_N_SIDES, R_REROLL_EACH, R_STALL_CHECK,
@@ -24,7 +25,8 @@ from sim.rulesets.lifeforce.layout import (
 
 DRAW, UNFINISHED = -1, -2
 STALL_ROUNDS = 500  # as sim/engine.py: nothing changed for this long, nobody can hurt anybody
-ROLL_OFFS = 3
+ROLL_OFFS = 3  # d10s per creature, then the uniform: four words, one block
+TWO_POW_MINUS_32 = 1.0 / 4294967296.0
 
 _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
 # Rule steps are compiled one by one and called (LLVM still inlines the small ones):
@@ -35,11 +37,15 @@ _step = njit(cache=True, nogil=True, _nrt=False)
 
 @_inline
 def roll_offs(X, G, seed, rnd):
+    """Each creature's three d10 roll-offs and final tie-break from one Philox block: the
+    d10s from words 0-2, a 32-bit uniform from word 3 (a tie there, 1 in 2**32, goes to
+    the lower index)."""
     S, RU = X[0], X[4]
     for c in range(S.shape[0]):
+        w = keyed.block(seed, G[0], rnd, A.SITE_ROLLOFF, c, 0)
         for k in range(ROLL_OFFS):
-            S[c, S_ROLL0 + k] = keyed.die(10, seed, G[0], rnd, A.SITE_ROLLOFF, c, k)
-        RU[c] = keyed.uniform(seed, G[0], rnd, A.SITE_ROLLOFF, c, ROLL_OFFS)
+            S[c, S_ROLL0 + k] = keyed.die_word_quick(w[k], 10, seed, G[0], rnd, A.SITE_ROLLOFF, c, k)
+        RU[c] = float(w[ROLL_OFFS]) * TWO_POW_MINUS_32
 
 
 @_inline
@@ -117,7 +123,8 @@ def winner_now(T, S):
 
 
 @_step
-def trace_round(T, X, G, ev, cnt, rnd):
+def trace_round(PK, G, ev, cnt, rnd):
+    T, X = unpack(PK)
     K = T[0]
     S, ORDER = X[0], X[11]
     emit(ev, cnt, E.EV_ROUND, rnd, 0, 0, 0, 0, 0, 0)
@@ -149,7 +156,7 @@ def play_round(T, X, G, seed, ev, cnt, rnd):
         roll_offs(X, G, seed, rnd)
     turn_order(K, X)
     if G[3]:
-        trace_round(T, X, G, ev, cnt, rnd)
+        trace_round(X[XP], G, ev, cnt, rnd)
     result = UNFINISHED
     for p in range(4):
         G[2] = p
@@ -157,7 +164,7 @@ def play_round(T, X, G, seed, ev, cnt, rnd):
         if G[3]:
             emit(ev, cnt, E.EV_PHASE, rnd, p, 0, 0, 0, 0, 0)
         for k in range(C):
-            take_turn(T, X, G, seed, ev, cnt, ORDER[k])
+            take_turn(X[XP], G, seed, ev, cnt, ORDER[k])
             result = winner_now(T, S)
             if result != UNFINISHED:
                 break
@@ -234,8 +241,11 @@ def fingerprint(S):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def play_chunk(T, X, G, seed, first, max_rounds, traced, START, has_start, OUT, WIN, ROUNDS, STALLED, ev, cnt):
-    """Skirmishes first .. first + len(WIN) - 1, each to its end or max_rounds."""
+def play_chunk(PK, G, seed, first, max_rounds, traced, START, has_start, OUT, WIN, ROUNDS, STALLED, ev, cnt):
+    """Skirmishes first .. first + len(WIN) - 1, each to its end or max_rounds. OUT is
+    (column, skirmish, combatant) so that each outcome column is one contiguous block;
+    PK holds the tables and scratch (kpack)."""
+    T, X = unpack(PK)
     S = X[0]
     for i in range(WIN.shape[0]):
         G[0] = first + i
@@ -257,6 +267,6 @@ def play_chunk(T, X, G, seed, first, max_rounds, traced, START, has_start, OUT, 
                     break
         WIN[i] = result
         ROUNDS[i] = rnd
-        for c in range(S.shape[0]):
-            for k in range(OUTCOME_INDEX.shape[0]):
-                OUT[i, c, k] = S[c, OUTCOME_INDEX[k]]
+        for k in range(OUTCOME_INDEX.shape[0]):
+            for c in range(S.shape[0]):
+                OUT[k, i, c] = S[c, OUTCOME_INDEX[k]]

@@ -9,7 +9,7 @@ import numpy as np
 
 from sim import compiled, events, keyed, policy_vm
 from sim.rulesets.base import STANDARD_COMBATANT_COLUMNS, Outcome
-from sim.rulesets.lifeforce import engine, kdecide, kernel, ktrace
+from sim.rulesets.lifeforce import engine, kdecide, kernel, kpack, kstunts, ktrace
 from sim.rulesets.lifeforce import layout as L
 from sim.rulesets.lifeforce import tables as TB
 
@@ -57,6 +57,8 @@ def _combatants(s: engine.Setup, scenario) -> np.ndarray:
     for c, comb in enumerate(scenario.combatants):
         K[c, L.K_SPLIT0:L.K_SPLIT0 + 4] = phase_cells(comb.stats["movement"], s.grid.cell_size)
     K[s.scripted, L.K_SCRIPTED] = 1
+    K[:, L.K_STUNT_EV] = [c.policy.params["stunts"] == "expected" and not c.policy.params["stunt_order"]
+                          for c in scenario.combatants]
     K[:, L.K_X0], K[:, L.K_Y0] = s.layout.static[:, 0], s.layout.static[:, 1]
     K[:, L.K_SCATTER_SIDE] = -1
     for side in s.layout.scatter_sides:
@@ -134,12 +136,15 @@ def build(scenario) -> KernelSetup:
     need[kdecide.RECOVER] = s.rules["disarmed_recover_ap"]
     zone, zfirst = _zones(s)
     W = _weapons(s)
-    tables = (_combatants(s, scenario), W, _rules(s), cond, np.ascontiguousarray(s.sb_weapon, dtype=np.int64),
+    K = _combatants(s, scenario)
+    sbw = np.ascontiguousarray(s.sb_weapon, dtype=np.int64)
+    worth = kstunts.expected_damage(K, W, sbw, s.rules["critical_applies"] == "before_armor")
+    tables = (K, W, _rules(s), cond, sbw,
               s.stunt_costs.astype(np.int64), s.stunt_priority.astype(np.int64), table.op.astype(np.int64),
               table.arg.astype(np.int64), table.const, table.rule_code.astype(np.int64),
               table.rule_action.astype(np.int64), table.rule_target.astype(np.int64),
               table.rule_first.astype(np.int64), table.reads.astype(np.int8), zone, zfirst, need,
-              np.array([s.grid.cell_size]))
+              np.array([s.grid.cell_size]), worth)
     assert len(tables[0]) == C
     return KernelSetup(legacy=s, tables=tables, n_obs=len(kdecide.OBSERVATIONS), stack_size=table.stack_size,
                        zone_cells=max(1, len(zone)))
@@ -151,7 +156,8 @@ def _scratch(setup: KernelSetup) -> tuple:
             np.zeros((8 * C + 8, 2 + C), dtype=np.int64), np.zeros(len(TB.STUNTS), dtype=np.int64),
             np.zeros(C), np.full(setup.legacy.n_sides, -1, dtype=np.int64), np.zeros(C, dtype=np.bool_),
             np.zeros(C), np.zeros(C), np.zeros(setup.n_obs), np.zeros(setup.stack_size + 1),
-            np.zeros(C, dtype=np.int64), np.zeros(setup.zone_cells, dtype=np.int64), np.zeros(C, dtype=np.int64))
+            np.zeros(C, dtype=np.int64), np.zeros(setup.zone_cells, dtype=np.int64), np.zeros(C, dtype=np.int64),
+            np.zeros(len(TB.STUNTS)))
 
 
 def _start_array(setup: KernelSetup, n: int, start) -> tuple[np.ndarray, bool]:
@@ -180,17 +186,20 @@ def _run(setup: KernelSetup, seed: int, first: int, n: int, max_rounds: int, sta
     R[L.R_STALL_CHECK] = int(max_rounds > kernel.STALL_ROUNDS)
     tables[2] = R
     start_arr, has_start = _start_array(setup, n, start)
-    out_cols = np.zeros((n, C, len(L.OUTCOME_COLUMNS)), dtype=np.int64)
-    win = np.zeros(n, dtype=np.int64)
-    rounds = np.zeros(n, dtype=np.int64)
-    stalled = np.zeros(n, dtype=np.int64)
+    # Written in place in the dtypes the outcome table keeps, column by column: no
+    # conversion pass, and half the fresh memory (whose first touch the OS must zero).
+    out_cols = np.empty((len(L.OUTCOME_COLUMNS), n, C), dtype=np.int32)
+    win = np.empty(n, dtype=np.int16)
+    rounds = np.empty(n, dtype=np.int32)
+    stalled = np.zeros(n, dtype=np.int8)
     G = np.zeros(4, dtype=np.int64)
-    kernel.play_chunk(tuple(tables), _scratch(setup), G, np.uint64(seed), first, max_rounds, traced, start_arr,
-                      has_start, out_cols, win, rounds, stalled, ev, cnt)
-    per = {name: out_cols[:, :, k].astype(np.int8 if name in ("final_state", "ended_prone") else np.int32)
-           for k, name in enumerate(L.OUTCOME_COLUMNS)}
+    (ti, tf, _), (xi, xf, xb) = kpack.pack(tables), kpack.pack(_scratch(setup))
+    kernel.play_chunk((ti, tf, xi, xf, xb), G, np.uint64(seed), first, max_rounds, traced, start_arr, has_start,
+                      out_cols, win, rounds, stalled, ev, cnt)
+    per = {name: out_cols[k] for k, name in enumerate(L.OUTCOME_COLUMNS)}
+    per["final_state"] = per["final_state"].astype(np.int8)
     per["ended_prone"] = per["ended_prone"].astype(bool)
-    out = Outcome(winner=win.astype(np.int16), rounds=rounds.astype(np.int32), per_combatant=per)
+    out = Outcome(winner=win, rounds=rounds, per_combatant=per)
     out.stalled = int(stalled.sum())
     return out
 

@@ -149,8 +149,9 @@ POLICY_FIELDS = {
                     "guardian: hold ground, keep the Reaction and a readied action; grappler: engage and work the "
                     "grapple track", choices=("steady", "charger", "skirmisher", "guardian", "grappler")),
     "keep_distance": Field("int", 4, "skirmisher: metres it tries to keep from the nearest enemy", min=0, max=200),
-    "stunts": Field("choice", "greedy", "which stunts to buy: greedy (damage), control (Knock Prone, Disarm, "
-                    "Threaten), defensive, or none (do not generate stunt points)",
+    "stunts": Field("choice", "expected", "which stunts to buy: expected (the affordable combination worth the "
+                    "most expected damage against this target), or a fixed order: greedy (damage), control (Knock "
+                    "Prone, Disarm, Threaten), defensive; none does not generate stunt points",
                     choices=tuple(T.STUNT_PRIORITIES)),
     "stunt_order": Field("list", [], "an explicit stunt buying order, overriding `stunts`",
                          item=Field("choice", choices=T.STUNT_NAMES)),

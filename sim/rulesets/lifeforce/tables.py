@@ -40,6 +40,9 @@ CRITICAL_MULTIPLIER = {"minor_critical": 1.5, "major_critical": 2.0}  # "does no
 # The stunt orders a policy buys in, cheapest decision first: greedy goes for damage,
 # control for taking the target out of the fight.
 STUNT_PRIORITIES = {
+    # The default: the kernel buys by expected worth (kstunts.py). The NumPy engine, which
+    # has no such buyer, plays it as greedy (its old default).
+    "expected": ("major_critical", "dual_strike", "minor_critical", "rapid_reload", "defensive_stance"),
     "greedy": ("major_critical", "dual_strike", "minor_critical", "rapid_reload", "defensive_stance"),
     "control": ("knock_prone", "disarm", "threaten", "major_critical", "minor_critical", "defensive_stance"),
     "defensive": ("defensive_stance", "major_critical", "minor_critical"),
