@@ -42,7 +42,7 @@ def play_round(seed, g, rnd, W, SL, tab, pol, scratch, tracing, ev, cnt):
     if tracing:
         events.emit(ev, cnt, EV_ROUND, rnd, 0, 0, 0, 0, 0, 0)
     _start(seed, g, rnd, W, ct, flags[G_INJ_ALL], tracing, ev, cnt)
-    decide_all(W, SL, ct, cf, st, dist, close_reach, cell_size, flags[G_SIDES], rnd, uses, pol, obs, stack)
+    decide_all(W, SL, ct, cf, st, dist, close_reach, cell_size, flags, rnd, uses, pol, obs, stack)
     _constrain(W, ct)
     _flee(W, rnd, tracing, ev, cnt)
     _update_focus(seed, g, rnd, W, ct, flags[G_SIDES], focus)
