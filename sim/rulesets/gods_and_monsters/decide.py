@@ -16,8 +16,8 @@ from sim.rulesets.gods_and_monsters.tables import (
     O_ALLIES, O_DEALT, O_DISTANCE, O_ENEMIES, O_ENEMIES_CASTING, O_ENEMIES_IMMOBILE, O_HEALTH, O_HELD, O_HOLDING,
     O_IN_CLOSE, O_INJURIES, O_ROUND, O_SPELLS_LEFT, O_SURPRISED, O_SURVIVAL, O_TOOK, O_VERVE, O_WEAPON_READY,
     S_ACTIONS, S_REACH, W_ACTION, W_ASLEEP, W_BOUND, W_CAST_LAST, W_COVERING, W_HELD, W_HOLDING, W_INJ, W_LAST_DEALT,
-    W_LAST_TAKEN, W_STATUS, W_SURPRISED, W_SURV, W_TMODE, W_VERVE, W_WHY, W_X, W_Y, WHY_BAD_ROUND, WHY_HEALTH,
-    WHY_ROUT, WHY_SCRIPT, WHY_WITHDRAW_HEALTH, WITHDRAW, WITHDRAW_MOVE, inline, rule)
+    W_LAST_TAKEN, W_RULE_SEEN, W_STATUS, W_SURPRISED, W_SURV, W_TMODE, W_VERVE, W_WHY, W_X, W_Y, WHY_BAD_ROUND,
+    WHY_HEALTH, WHY_ROUT, WHY_SCRIPT, WHY_WITHDRAW_HEALTH, WITHDRAW, WITHDRAW_MOVE, inline, rule)
 
 
 @inline
@@ -111,6 +111,9 @@ def observe(W, SL, ct, st, dist, close_reach, cell_size, rnd, uses, reads, c, ob
     if reads[c, O_DEALT]:
         obs[O_DEALT] = W[W_LAST_DEALT, c]
     allies, enemies, immobile, casting, close, nearest = 0, 0, 0, 0, 0, FAR
+    # The counts are cheap; what else the enemies show is looked at only if some rule reads it.
+    looks = (reads[c, O_DISTANCE] or reads[c, O_ENEMIES_IMMOBILE] or reads[c, O_ENEMIES_CASTING]
+             or reads[c, O_IN_CLOSE])
     for j in range(C):
         if W[W_STATUS, j] != STANDING:
             continue
@@ -118,6 +121,8 @@ def observe(W, SL, ct, st, dist, close_reach, cell_size, rnd, uses, reads, c, ob
             allies += 1
             continue
         enemies += 1
+        if not looks:
+            continue
         nearest = min(nearest, dist[c, j])
         immobile += W[W_ASLEEP, j] or W[W_BOUND, j] or W[W_HELD, j] == HELD_IMMOBILIZED
         casting += W[W_CAST_LAST, j]
@@ -136,7 +141,7 @@ def observe(W, SL, ct, st, dist, close_reach, cell_size, rnd, uses, reads, c, ob
 
 
 @rule
-def decide_all(W, SL, ct, cf, st, dist, close_reach, cell_size, flags, rnd, uses, pol, obs, stack):
+def decide_all(W, SL, ct, cf, st, dist, close_reach, cell_size, flags, rnd, uses, pol, obs, stack, seen):
     """W_ACTION and W_TMODE of every standing combatant."""
     op, arg, const, rule_code, rule_action, rule_target, rule_first, reads = pol
     C = W.shape[1]
@@ -154,9 +159,30 @@ def decide_all(W, SL, ct, cf, st, dist, close_reach, cell_size, flags, rnd, uses
         if W[W_STATUS, c] != STANDING or rule_first[c + 1] == rule_first[c]:
             continue
         observe(W, SL, ct, st, dist, close_reach, cell_size, rnd, uses, reads, c, obs)
-        r = policy_vm.first_rule(op, arg, const, rule_code, rule_first, c, obs, stack)
+        r = _first_rule_seen(W, pol, c, obs, stack, seen)
         if r >= 0:
             W[W_ACTION, c] = rule_action[r]
             W[W_WHY, c] = WHY_SCRIPT + r - rule_first[c]
             if rule_target[r] >= 0:
                 W[W_TMODE, c] = rule_target[r]
+
+
+@rule
+def _first_rule_seen(W, pol, c, obs, stack, seen):
+    """policy_vm.first_rule, remembered: a rule depends on nothing but what it reads, so
+    while c's observations stay those of its last evaluation (W_RULE_SEEN: that result + 2,
+    0 at the skirmish's start) the answer is the same."""
+    op, arg, const, rule_code, rule_action, rule_target, rule_first, reads = pol
+    if W[W_RULE_SEEN, c] > 0:
+        same = True
+        for o in range(seen.shape[1]):
+            if reads[c, o] and obs[o] != seen[c, o]:
+                same = False
+                break
+        if same:
+            return W[W_RULE_SEEN, c] - 2
+    r = policy_vm.first_rule(op, arg, const, rule_code, rule_first, c, obs, stack)
+    for o in range(seen.shape[1]):
+        seen[c, o] = obs[o]
+    W[W_RULE_SEEN, c] = r + 2
+    return r
