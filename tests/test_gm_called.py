@@ -1,7 +1,9 @@
 """Called shots, non-defending targets, knockout and killing blows."""
 import numpy as np
 import pytest
+import yaml
 
+import sim
 from tests.test_gm_util import assert_rate, fighter, run, scenario
 
 SWORD = {"name": "sword", "damage": 4}
@@ -121,6 +123,38 @@ def test_covered_target_plus_four_plus_one_and_a_free_attack():
     assert (r["attacks"] >= 1).all()
     assert_rate(r["hits"].sum() / r["attacks"].sum(), 11 / 20, n=int(r["attacks"].sum()))
     assert set(np.unique(r["damage_dealt"])) <= {0, 3, 6}  # +1 damage
+
+
+def _yeti(cover: bool, move: str) -> dict:
+    with open("scenarios/gods_and_monsters/yeti.yaml") as f:
+        raw = yaml.safe_load(f)
+    raw["sides"]["party"]["policy"]["cover"] = cover
+    raw["sides"]["yeti"]["policy"]["move"] = move
+    return raw
+
+
+def test_a_kiting_target_is_attacked_not_aimed_at_forever():
+    # Before the fix the party aimed every round at a Yeti that kept moving, so no aim ever
+    # held and nobody attacked: party 6.8%, 30.5 rounds (seed 2026, 20,000 fights).
+    covering = sim.run(_yeti(True, "kite"), n=4000, seed=2026, max_rounds=100).skirmishes
+    plain = sim.run(_yeti(False, "kite"), n=4000, seed=2026, max_rounds=100).skirmishes
+    assert (covering["winner"] == "party").mean() > 0.99
+    assert covering["rounds"].mean() < 6
+    # A kiter is predicted to walk whenever it stands in reach: the coverers simply fight.
+    np.testing.assert_array_equal(covering["rounds"], plain["rounds"])
+    scen = sim.load_scenario(_yeti(True, "kite"))
+    setup = scen.ruleset.build(scen)
+    for k in range(30):
+        lines = scen.ruleset.trace(setup, 2026, k, 100)[1]
+        for name in setup.names[:3]:
+            assert sum(line.startswith(f"{name} tries to take aim") for line in lines) <= 1, (k, name)
+
+
+def test_a_static_target_is_still_covered():
+    d = _yeti(True, "hold")
+    scen = sim.load_scenario(d)
+    lines = scen.ruleset.trace(scen.ruleset.build(scen), 2026, 0, 100)[1]
+    assert any(" takes aim at Yeti." in line for line in lines)
 
 
 def test_non_defending_bonuses_do_not_combine():

@@ -22,12 +22,12 @@ from sim.rulesets.gods_and_monsters.tables import (
 @rule
 def play_round_core(seed, g, rnd, W, SL, tab, pol, scratch, tracing, ev, cnt):
     flags, ct, cf, st, sp, pair_mod, close_reach, cell_size = tab
-    dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack = scratch
+    dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack, seen = scratch
     C = W.shape[1]
     if tracing:
         events.emit(ev, cnt, EV_ROUND, rnd, 0, 0, 0, 0, 0, 0)
     _start(seed, g, rnd, W, ct, flags[G_INJ_ALL], tracing, ev, cnt)
-    decide_all(W, SL, ct, cf, st, dist, close_reach, cell_size, flags[G_SIDES], rnd, uses, pol, obs, stack)
+    decide_all(W, SL, ct, cf, st, dist, close_reach, cell_size, flags, rnd, uses, pol, obs, stack, seen)
     _constrain(W, ct)
     _flee(W, rnd, tracing, ev, cnt)
     _update_focus(seed, g, rnd, W, ct, flags[G_SIDES], focus)

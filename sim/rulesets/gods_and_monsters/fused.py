@@ -38,7 +38,7 @@ MAX_FUSED = 63  # combatants an int64 bitmask holds
 def play_core_chunk(seed, first, n, max_rounds, tab, out, W, SL, scratch, masks):
     """kernel.play_chunk for a core scenario, no trace, no start; masks: (7, max(A, C)) work."""
     flags, ct, cf, st, sp, pair_mod, close_reach, cell_size = tab
-    dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack = scratch
+    dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack, seen = scratch
     winner, rounds, o_attacks, o_hits, o_dealt, o_taken, o_status, o_down, o_surprised, o_verve, o_surv, o_inj, \
         stalled = out
     C = W.shape[1]

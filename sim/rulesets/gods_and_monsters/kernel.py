@@ -22,7 +22,7 @@ from sim.rulesets.gods_and_monsters.tables import (
 def play_chunk(seed, first, n, max_rounds, tab, pol, zone, zone_ptr, start, out, W, SL, scratch, zbuf,
                trace_skirmish, ev, cnt, masks):
     flags, ct, cf, st, sp, pair_mod, close_reach, cell_size = tab
-    dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack = scratch
+    dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack, seen = scratch
     has_start, s_verve, s_surv, s_inj, s_status, s_surprised, carried = start
     winner, rounds, o_attacks, o_hits, o_dealt, o_taken, o_status, o_down, o_surprised, o_verve, o_surv, o_inj, \
         stalled = out

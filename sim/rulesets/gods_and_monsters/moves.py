@@ -139,12 +139,24 @@ def move_all(seed, g, rnd, W, flags, ct, dist, focus, cand, hbuf, dbuf):
             W[W_GOAL_CLOSE, c] = targeting.choose(tm, cand, hbuf, dbuf, focus[ct[C_SIDE, c]], u)
     moved_any = False
     for c in range(C):
-        if W[W_GOAL_CLOSE, c] >= 0 and walk(W, flags, c, W[W_GOAL_CLOSE, c], ct[C_MOVE_CELLS, c],
-                                            ct[C_MAX_REACH, c], False) > 0:
-            moved_any = True
+        cand[c] = W[W_GOAL_CLOSE, c] >= 0 and walk(W, flags, c, W[W_GOAL_CLOSE, c], ct[C_MOVE_CELLS, c],
+                                                   ct[C_MAX_REACH, c], False) > 0
+        moved_any |= cand[c]
     for c in range(C):
         if W[W_GOAL_AWAY, c] >= 0 and walk(W, flags, c, W[W_GOAL_AWAY, c], ct[C_MOVE_CELLS, c], 0, True) > 0:
+            cand[c] = True
             moved_any = True
     if moved_any:
-        distances(W, dist, flags[G_METRIC])
+        _mover_distances(W, dist, cand, flags[G_METRIC])
     return moved_any
+
+
+@rule
+def _mover_distances(W, dist, moved, code):
+    # Only the rows and columns of movers change (the metric is symmetric).
+    C = dist.shape[0]
+    for i in range(C):
+        if moved[i]:
+            for j in range(C):
+                d = metric(W[W_X, i] - W[W_X, j], W[W_Y, i] - W[W_Y, j], code)
+                dist[i, j], dist[j, i] = d, d

@@ -156,7 +156,7 @@ def _run(setup: Setup, seed: int, first: int, n: int, max_rounds: int, start, tr
            per["injuries"], stalled)
     scratch = (i64((C, C)), i64((C, C)), i64(setup.sp.shape[1]), i64(int(setup.flags[0])),
                np.zeros(C, dtype=np.bool_), np.zeros(C), np.zeros(C), np.zeros(len(setup.table.reads[0]) + C),
-               np.zeros(setup.table.stack_size))
+               np.zeros(setup.table.stack_size), np.zeros((C, len(setup.table.reads[0]))))
     ev, cnt = buffer
     play_chunk(np.uint64(seed), first, n, max_rounds, _tables(setup, start), _policy(setup), setup.zone, setup.zone_ptr,
                _start(setup, start, n), out, i64((NW, C)), i64((NSL, A)), scratch, i64(max(1, len(setup.zone))),

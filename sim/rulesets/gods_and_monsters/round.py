@@ -37,12 +37,12 @@ from sim.rulesets.gods_and_monsters.tables import (
 @rule
 def play_round(seed, g, rnd, W, SL, tab, pol, scratch, tracing, ev, cnt):
     flags, ct, cf, st, sp, pair_mod, close_reach, cell_size = tab
-    dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack = scratch
+    dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack, seen = scratch
     C, A = W.shape[1], SL.shape[1]
     if tracing:
         events.emit(ev, cnt, EV_ROUND, rnd, 0, 0, 0, 0, 0, 0)
     _start(seed, g, rnd, W, ct, flags[G_INJ_ALL], tracing, ev, cnt)
-    decide_all(W, SL, ct, cf, st, dist, close_reach, cell_size, flags[G_SIDES], rnd, uses, pol, obs, stack)
+    decide_all(W, SL, ct, cf, st, dist, close_reach, cell_size, flags, rnd, uses, pol, obs, stack, seen)
     _constrain(W, ct)
     _flee(W, rnd, tracing, ev, cnt)
     _update_focus(seed, g, rnd, W, ct, flags[G_SIDES], focus)
@@ -291,10 +291,26 @@ def _candidates(W, ct, st, dist, a, cand):
 
 
 @rule
-def _target(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, use_nearest, a):
+def _reaches(W, ct, st, dist, a):
+    """Whether slot a has a candidate (_candidates without filling them: stops at the first)."""
     o = st[S_OWNER, a]
+    for j in range(W.shape[1]):
+        if W[W_STATUS, j] == STANDING and ct[C_SIDE, j] != ct[C_SIDE, o] and dist[o, j] <= st[S_REACH, a]:
+            return True
+    return False
+
+
+@rule
+def _target(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, use_nearest, a):
     if not _candidates(W, ct, st, dist, a, cand):
         return -1
+    return _choose_target(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, use_nearest, a)
+
+
+@rule
+def _choose_target(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, use_nearest, a):
+    """Slot a's target among its candidates `cand` (at least one)."""
+    o = st[S_OWNER, a]
     # One evaluation: the target's uniform now, the attack roll and first damage die kept
     # for attacks.resolve (every slot with a target has them this round).
     w0, w1, w2, w3 = keyed.block(seed, g, rnd, SLOT_ROLLS, a, 0)
@@ -319,7 +335,7 @@ def _slots(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, flags):
     A, C = SL.shape[1], W.shape[1]
     use_nearest = flags[G_USE_NEAREST]
     for a in range(A):
-        SL[L_REACHES, a] = _candidates(W, ct, st, dist, a, cand)
+        SL[L_REACHES, a] = _reaches(W, ct, st, dist, a)
     for a in range(A):
         o = st[S_OWNER, a]
         k = st[S_ACTIONS, a] if flags[G_MULTI] else 1
@@ -349,8 +365,11 @@ def _slots(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, flags):
                 if SL[L_USABLE, b]:
                     act = False
         SL[L_ACTING, a] = act
-        SL[L_TARGET, a] = _target(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, use_nearest, a) \
-            if act or a == ct[C_FIRST_SLOT, o] else -1
+        SL[L_TARGET, a] = -1
+        if SL[L_REACHES, a] and (act or a == ct[C_FIRST_SLOT, o]):
+            _candidates(W, ct, st, dist, a, cand)
+            SL[L_TARGET, a] = _choose_target(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf,
+                                             use_nearest, a)
     for c in range(C):
         W[W_AIM_T, c] = SL[L_TARGET, ct[C_FIRST_SLOT, c]]
         W[W_FIRING, c], W[W_BUSY, c] = 0, W[W_CASTING, c]
