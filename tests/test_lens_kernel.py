@@ -190,3 +190,42 @@ def test_designer_is_told_when_a_challenge_cannot_succeed(tmp_path):
     clean = tmp_path / "clean.yaml"
     clean.write_text(yaml.safe_dump(scenario()))
     assert "note:" not in CliRunner().invoke(main, ["validate", str(clean)]).output
+
+
+SAVINGS_CHECK = """
+import sys
+from sim.scenario import load_scenario
+from sim.rulesets.lens import kcore, kvalue, ktables as T, play
+worst, rows = 0.0, 0
+for name in sys.argv[1:]:
+    scen = load_scenario(f"scenarios/lens/{name}.yaml")
+    kt, K, _ = play._tables(scen.ruleset.build(scen))
+    ci, cf, R = K
+    C = kt.ci.shape[0]
+    si = kcore.slot_table(K)
+    blows = [(si[s, T.S_OWNER], s, bool(si[s, T.S_MAGICAL]), kcore.slot_mean(K, s)) for s in range(R[T.R_SLOTS])]
+    blows += [(c, 0, False, cf[c, T.W_MEAN]) for c in range(C) if ci[c, T.IS_CHAR]]
+    blows += [(c, 0, True, cf[c, T.SP_MEAN]) for c in range(C) if ci[c, T.IS_CHAR] and ci[c, T.HAS_SPELL]]
+    for who in range(C):
+        if not ci[who, T.IS_CHAR] or ci[who, T.EV]:
+            continue
+        for att, blow, magical, mean in blows:
+            row = kcore.savings_row(K, who, kcore.blow_source(K, att, blow, magical))
+            for d in range(5):
+                live = kvalue.defence_saving(K, who, d, R[T.R_DEF_AB0 + d], ci[att, T.ATT_RATING], mean,
+                                             cf[who, T.MOMENTUM_VALUE], ci[who, T.TAKE_SAC] == 1, False)
+                worst, rows = max(worst, abs(row[d] - live)), rows + 1
+print(rows, worst)
+"""
+
+
+def test_the_savings_table_holds_what_a_defence_would_save_of_each_blow():
+    # Run uncompiled: the table filled once must equal the saving recomputed at the blow,
+    # for monster slots and for characters' weapons and spells alike.
+    names = ["novice_party_vs_brute", "greatsword_vs_dagger", "caster_duel", "support_party_vs_troll"]
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    out = subprocess.run([sys.executable, "-c", SAVINGS_CHECK, *names], env=env, capture_output=True, text=True,
+                         check=True, cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    rows, worst = out.stdout.split()
+    assert int(rows) > 100
+    assert float(worst) == 0.0

@@ -23,8 +23,11 @@ from sim.rulesets.lens.ktables import (
     R_OFF_PREFIX,
     R_OFF_PROB,
     R_OFF_SI,
+    R_N_SRC,
+    R_OFF_SAVE,
     R_OFF_SMEAN,
     R_OFF_TAGS,
+    R_SLOTS,
     ARMOR,
     BODY,
     C_LOSS,
@@ -92,6 +95,23 @@ def slot_table(K):
 @_inline
 def slot_mean(K, s):
     return K[1][K[2][R_OFF_SMEAN] + s, 0]
+
+
+@_inline
+def blow_source(K, att, blow, magical):
+    """Which of the savings table's sources a blow comes from: its monster attack slot (a
+    monster's blow is keyed by its slot), else the attacker's weapon or spell."""
+    if K[0][att, IS_CHAR] == 0:
+        return blow
+    return K[2][R_SLOTS] + 2 * att + int(magical)
+
+
+@_inline
+def savings_row(K, who, src):
+    """What each defence (Abjure .. Parry) of who's is expected to save of a blow from
+    source src, at the family's fixed Momentum value (kvalue.fill_savings)."""
+    R = K[2]
+    return K[1][R[R_OFF_SAVE] + who * R[R_N_SRC] + src]
 
 
 @_inline

@@ -32,8 +32,8 @@ S_OWNER, S_RANK, S_COUNT, S_SIDES, S_BONUS, S_MASK, S_MISSILE, S_MAGICAL, S_REAC
  R_WEAPON_USE, R_SOURCE, R_DEF_AB0) = range(30)
 # Where pack() put the other tables: rows of ci (integers) or cf (floats), and their sizes.
 (R_OFF_PREFIX, R_OFF_SI, R_OFF_COND, R_N_COND, R_OFF_DROWS, R_OFF_TAGS, R_OFF_AB, R_N_AB, R_OFF_ZONES, R_ZMAX,
- R_OFF_ZLEN, R_OFF_PROB, R_OFF_SMEAN) = range(R_DEF_AB0 + 5, R_DEF_AB0 + 18)  # after the five defences' abilities
-NR = R_OFF_SMEAN + 1
+ R_OFF_ZLEN, R_OFF_PROB, R_OFF_SMEAN, R_OFF_SAVE, R_N_SRC) = range(R_DEF_AB0 + 5, R_DEF_AB0 + 20)  # after the defences
+NR = R_N_SRC + 1
 DEF_ROWS = 5  # rows per defence: Botch, Sacrifice, Success, Triumph, the Sacrifice's costly branch
 # The rule fixes of issue 13, one bit each in rules[R_FIXES] (0: the old readings, for the agreement checks).
 FIX_TAGS, FIX_HOLD, FIX_SURPRISE, FIX_ZERO_CHANCE, FIX_OFF_BALANCE, FIX_MOVE, FIX_HAMSTRUNG = (1 << k for k in range(7))
@@ -210,10 +210,14 @@ def pack(kt: KernelTables) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ints, (_, o_prefix, o_si, o_cond, o_drows, o_tags, o_ab, o_zones, o_zlen) = _stack(
         [kt.ci, kt.prefix, kt.si, kt.cond, kt.drows.reshape(-1, kt.drows.shape[2]), kt.tags[None, :],
          kt.ab.reshape(C * A, 4), kt.zones.reshape(-1, 2), kt.zone_len[None, :]], np.int64)
-    floats, (_, o_prob, o_smean) = _stack([kt.cf, kt.prob.reshape(-1, 4), kt.smean[:, None]], np.float64)
+    # Room for the defence savings (kvalue.fill_savings): a row of five per defender and
+    # blow source (each monster attack slot, then each combatant's weapon and spell).
+    sources = kt.si.shape[0] + 2 * C
+    floats, (_, o_prob, o_smean, o_save) = _stack(
+        [kt.cf, kt.prob.reshape(-1, 4), kt.smean[:, None], np.zeros((C * sources, 5))], np.float64)
     rules = kt.rules.copy()
     rules[[R_OFF_PREFIX, R_OFF_SI, R_OFF_COND, R_N_COND, R_OFF_DROWS, R_OFF_TAGS, R_OFF_AB, R_N_AB, R_OFF_ZONES,
-           R_ZMAX, R_OFF_ZLEN, R_OFF_PROB, R_OFF_SMEAN]] = (
+           R_ZMAX, R_OFF_ZLEN, R_OFF_PROB, R_OFF_SMEAN, R_OFF_SAVE, R_N_SRC]] = (
         o_prefix, o_si, o_cond, kt.cond.shape[0], o_drows, o_tags, o_ab, A, o_zones, kt.zones.shape[1], o_zlen,
-        o_prob, o_smean)
+        o_prob, o_smean, o_save, sources)
     return ints, floats, rules

@@ -18,7 +18,9 @@ from sim.rulesets.lens.kcore import (
     cond_loss,
     distance,
     drow_table,
+    savings_row,
     single_loss,
+    slot_mean,
     slot_table,
     tag_table,
 )
@@ -39,6 +41,8 @@ from sim.rulesets.lens.ktables import (
     HAS_SPELL,
     HAS_WEAPON,
     IS_CHAR,
+    EV,
+    MOMENTUM_VALUE,
     MOM_LOSS,
     NEGATE,
     PER_ROUND,
@@ -256,3 +260,24 @@ def blows_expected(K, st, c):
             total += 1.0 / n
     return total
 
+
+
+@_jit
+def fill_savings(K, C):
+    """Write kcore.savings_row for every defender whose Momentum value is fixed (all but the
+    default play's): what a defence saves depends then only on the defender and the blow's
+    source, so a skirmish looks it up where it recomputed it at every blow it defended."""
+    ci, cf, R, si = K[0], K[1], K[2], slot_table(K)
+    for who in range(C):
+        if ci[who, IS_CHAR] == 0 or ci[who, EV] == 1:
+            continue
+        for src in range(R[R_SLOTS] + 2 * C):
+            if src < R[R_SLOTS]:
+                att, mean = si[src, S_OWNER], slot_mean(K, src)
+            else:
+                att = (src - R[R_SLOTS]) // 2
+                mean = cf[att, SP_MEAN] if (src - R[R_SLOTS]) % 2 == 1 else cf[att, W_MEAN]
+            row = savings_row(K, who, src)
+            for d in range(5):
+                row[d] = defence_saving(K, who, d, R[R_DEF_AB0 + d], ci[att, ATT_RATING], mean, cf[who, MOMENTUM_VALUE],
+                                        ci[who, TAKE_SAC] == 1, False)

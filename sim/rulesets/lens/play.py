@@ -7,6 +7,7 @@ from sim import compiled, events
 from sim.rulesets.base import Outcome
 from sim.rulesets.lens import kernel as KN
 from sim.rulesets.lens.kcore import NST
+from sim.rulesets.lens.kvalue import fill_savings
 from sim.rulesets.lens.ktables import OBSERVATIONS, R_SIDES, build_tables, pack
 
 COMPILE_SECONDS = 60
@@ -19,6 +20,7 @@ def _tables(setup):
     K = setup.extra.get("kernel_pack")
     if K is None:
         K = setup.extra["kernel_pack"] = pack(kt)
+        fill_savings(K, kt.ci.shape[0])
     P = setup.extra.get("policy_pack")
     if P is None:
         P = setup.extra["policy_pack"] = pack_policy(kt.policy, kt.reads)
