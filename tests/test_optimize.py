@@ -179,3 +179,11 @@ def test_play_best_reaches_the_four_analyses(scen_file, tiny_play_budget, comman
 def test_play_rejects_an_unknown_value(scen_file):
     r = invoke("sensitivity", scen_file, "--play", "clever")
     assert r.exit_code == 2 and "as-written" in r.output
+
+
+def test_every_strongest_play_page_has_its_scenario_and_is_regenerated_from_it():
+    from sim.report.regenerate import ROOT, STRONGEST_PLAY
+    shipped = {p.name for p in (ROOT / "reports" / "strongest_play").iterdir() if p.is_dir()}
+    assert shipped == {name.rsplit("/", 1)[1] for name in STRONGEST_PLAY}
+    for name in STRONGEST_PLAY:
+        assert (ROOT / "scenarios" / f"{name}.yaml").is_file()

@@ -2,6 +2,7 @@
 
     python -m sim.report.regenerate              # all of scenarios/, their own run: blocks
     python -m sim.report.regenerate -n 20000 scenarios/gods_and_monsters/yeti.yaml
+    python -m sim.report.regenerate --strongest-play   # also reports/strongest_play/
 
 Each scenario is played with its own `run:` block (skirmishes, seed, max_rounds) unless
 -n is given, so the committed reports are reproducible from the files alone.
@@ -13,6 +14,10 @@ from pathlib import Path
 import click
 
 ROOT = Path(__file__).resolve().parents[2]
+# The shipped scenarios whose strongest-play pages live in reports/strongest_play/ (one
+# or two per ruleset, the ones docs/analysis.md discusses).
+STRONGEST_PLAY = ("gods_and_monsters/goblin_ambush", "gods_and_monsters/yeti", "lens/greatsword_vs_dagger",
+                  "lifeforce/grappler_vs_duellist")
 
 
 def report_dir_for(scenario: Path, scenarios_root: Path, reports_root: Path) -> Path:
@@ -42,16 +47,35 @@ def regenerate(scenarios=None, n: int | None = None, jobs: int = 1, reports_root
     return written
 
 
+def regenerate_strongest_play(reports_root=None, quiet: bool = False) -> list[Path]:
+    """`skirmish optimize --report` for each scenario of STRONGEST_PLAY, default budget."""
+    from sim.analysis.optimize import optimize
+    from sim.progress import progress_bar
+    from sim.report import report_frame
+    reports_root = Path(reports_root or ROOT / "reports") / "strongest_play"
+    written = []
+    for name in STRONGEST_PLAY:
+        path = ROOT / "scenarios" / f"{name}.yaml"
+        with progress_bar(None, desc=f"optimize {path.stem}", quiet=quiet) as update:
+            df = optimize(str(path), progress=update)
+        written.append(report_frame(df, reports_root / path.stem))
+    return written
+
+
 @click.command()
 @click.argument("scenarios", nargs=-1)
 @click.option("-n", "--skirmishes", type=click.IntRange(min=1), help="Override every scenario's run.skirmishes.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--reports", "reports_root", type=click.Path(file_okay=False),
               help="Where reports go (default: reports/).")
+@click.option("--strongest-play", is_flag=True,
+              help="Also rebuild reports/strongest_play/ (a strongest-play search per page, about 10 CPU-s each).")
 @click.option("--quiet", "-q", is_flag=True)
-def main(scenarios, skirmishes, jobs, reports_root, quiet):
+def main(scenarios, skirmishes, jobs, reports_root, strongest_play, quiet):
     """Regenerate the report of each shipped scenario (default: all of scenarios/)."""
     for index in regenerate(list(scenarios) or None, skirmishes, jobs, reports_root, quiet):
+        click.echo(f"wrote {index}", err=True)
+    for index in (regenerate_strongest_play(reports_root, quiet) if strongest_play else []):
         click.echo(f"wrote {index}", err=True)
 
 
