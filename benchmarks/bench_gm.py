@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import sim  # noqa: E402
 from benchmarks import plain_loop_gm  # noqa: E402
+from benchmarks.doc_section import replace_section  # noqa: E402
 from benchmarks.gm_figures import BASELINE, ROOT, SCENARIOS, YETI, analysis_times, commit, speed  # noqa: E402
 from sim.scenario import load_scenario  # noqa: E402
 
@@ -90,15 +91,7 @@ def render(speeds, yeti_plain: float, before_a: dict, after_a: dict, memory_mb: 
 
 
 def write_section(section: str, out: Path = OUT) -> None:
-    """Replace the section (up to the next `## ` heading) or append it at the end."""
-    text = out.read_text(encoding="utf-8") if out.exists() else ""
-    if TITLE in text:
-        start = text.index(TITLE)
-        nxt = text.find("\n## ", start + len(TITLE))
-        text = text[:start] + section + ("\n" + text[nxt + 1:] if nxt >= 0 else "")  # the blank line kept
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    out.write_text(text, encoding="utf-8")
+    replace_section(section, out)
 
 
 def main(argv=None) -> None:

@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import sim  # noqa: E402
 from benchmarks import bench_gm, plain_loop_lens  # noqa: E402
+from benchmarks.doc_section import replace_section  # noqa: E402
 from benchmarks.gm_figures import ROOT, commit  # noqa: E402
 from sim.engine import run_chunk  # noqa: E402
 from sim.rulesets.lens import play as KP  # noqa: E402
@@ -91,11 +92,7 @@ def philox_per_skirmish(n: int = 300) -> float:
 
 
 def write_section(section: str, out: Path = bench_gm.OUT) -> None:
-    """bench_gm.write_section under this section's title."""
-    text = out.read_text(encoding="utf-8")
-    start = text.index(TITLE)
-    nxt = text.find("\n## ", start + len(TITLE))
-    out.write_text(text[:start] + section + (text[nxt + 1:] if nxt >= 0 else ""), encoding="utf-8")
+    replace_section(section, out)
 
 
 def render(rows, plain: float, philox: float, compile_s: float | None) -> str:

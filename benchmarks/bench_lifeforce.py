@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import sim  # noqa: E402
 from benchmarks import plain_loop_lifeforce  # noqa: E402
 from benchmarks.agree_lifeforce import play_numpy  # noqa: E402
+from benchmarks.doc_section import replace_section  # noqa: E402
 from benchmarks.gm_figures import ROOT, commit  # noqa: E402
 from sim.scenario import load_scenario  # noqa: E402
 
@@ -87,16 +88,7 @@ def render(rows: dict, plain: float, n: int, numpy_n: int, repeat: int) -> str:
 
 
 def write_section(section: str, out: Path = OUT) -> None:
-    """Replace the section (up to the next `## ` heading) or append it at the end."""
-    text = out.read_text(encoding="utf-8") if out.exists() else ""
-    if TITLE in text:
-        start = text.index(TITLE)
-        nxt = text.find("\n## ", start + len(TITLE))
-        tail = text[nxt + 1:] if nxt >= 0 else ""
-        text = text[:start] + section + ("\n" + tail if tail else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    out.write_text(text, encoding="utf-8")
+    replace_section(section, out)
 
 
 def main(argv=None) -> None:
