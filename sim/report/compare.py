@@ -14,7 +14,7 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
 from sim.report.designs import design_section, overrides_text, scenario_of
-from sim.report.figures import CI_NOTE, pct, whiskers
+from sim.report.figures import CI_NOTE, pct, rate_axis, rate_bars, whiskers
 from sim.report.html import Section, write_report
 from sim.report.style import OKABE_ITO, new_figure, rows_height, short, side_colors, styled
 from sim.report.tables import length_table, survival_table
@@ -40,18 +40,8 @@ def compare_win_figure(df: pd.DataFrame, labels, title: str | None = None):
         v = rows[col].to_numpy(float) * 100
         lo, hi = rows[f"{col}_lo"].to_numpy(float) * 100, rows[f"{col}_hi"].to_numpy(float) * 100
         yy = y + (i - 0.5) * 0.38
-        ax.barh(yy, v, height=0.36, color=color, label=short(label, 60), hatch="//" if i else None,
-                edgecolor="white", lw=0.3)
-        ax.errorbar(v, yy, xerr=whiskers(v, lo, hi), fmt="none", ecolor="black", capsize=3, lw=1)
-        for yi, vi, h in zip(yy, v, hi):
-            ax.text(min(h, 100) + 1.2, yi, pct(vi / 100), va="center", fontsize=8)
-    ax.axvline(50, color="black", ls=":", lw=1)
-    ax.set_xlim(0, 112)
-    ax.set_xticks(range(0, 101, 20))
-    ax.xaxis.set_major_formatter(PercentFormatter(decimals=0))
-    ax.set_yticks(y, [short(n) for n in names])
-    ax.set_ylim(len(rows) - 0.4, -0.6)
-    ax.grid(False, axis="y")
+        rate_bars(ax, yy, v, lo, hi, height=0.36, color=color, label=short(label, 60), hatch="//" if i else None)
+    rate_axis(ax, y, [short(n) for n in names], len(rows))
     fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=2)
     ax.set_title(title or "Who wins under A and under B")
     ax.set_xlabel(f"Fights won (% of fights)\n{CI_NOTE}; dotted line: 50%")

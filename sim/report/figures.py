@@ -49,6 +49,26 @@ def whiskers(value, lo, hi):
     return [np.maximum(value - lo, 0), np.maximum(hi - value, 0)]
 
 
+def rate_bars(ax, yy, rates, lo, hi, **bar_style) -> None:
+    """One series of horizontal win-rate bars (in percent) with their 95% whiskers and
+    each bar's rate written past its interval."""
+    ax.barh(yy, rates, edgecolor="white", lw=0.3, **bar_style)
+    ax.errorbar(rates, yy, xerr=whiskers(rates, lo, hi), fmt="none", ecolor="black", capsize=3, lw=1)
+    for yi, vi, h in zip(yy, rates, hi):
+        ax.text(min(h, 100) + 1.2, yi, pct(vi / 100), va="center", fontsize=8)
+
+
+def rate_axis(ax, y, labels, rows: int) -> None:
+    """The percent axis of rate_bars, 0-100% with room for the labels, a line at 50%."""
+    ax.axvline(50, color="black", ls=":", lw=1)
+    ax.set_xlim(0, 112)
+    ax.set_xticks(range(0, 101, 20))
+    ax.xaxis.set_major_formatter(PercentFormatter(decimals=0))
+    ax.set_yticks(y, labels)
+    ax.set_ylim(rows - 0.4, -0.6)
+    ax.grid(False, axis="y")
+
+
 def _ink_on(color: str) -> str:
     """Black or white text, whichever reads better on `color`."""
     from matplotlib.colors import to_rgb

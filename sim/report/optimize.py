@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from matplotlib.ticker import PercentFormatter
 
 from sim.report import adapt as ad
-from sim.report.figures import CI_NOTE, pct, whiskers
+from sim.report.figures import CI_NOTE, rate_axis, rate_bars
 from sim.report.html import Section, write_report
 from sim.report.style import OKABE_ITO, new_figure, rows_height, short, styled
 
@@ -25,18 +24,8 @@ def play_figure(df: pd.DataFrame, title: str | None = None):
         v = df[f"{tag}.win_rate"].to_numpy(float) * 100
         lo, hi = df[f"{tag}.win_lo"].to_numpy(float) * 100, df[f"{tag}.win_hi"].to_numpy(float) * 100
         yy = y + (i - 1) * 0.27
-        ax.barh(yy, v, height=0.25, color=color, label=label, edgecolor="white", lw=0.3,
-                hatch=(None, "//", "..")[i])
-        ax.errorbar(v, yy, xerr=whiskers(v, lo, hi), fmt="none", ecolor="black", capsize=3, lw=1)
-        for yi, vi, h in zip(yy, v, hi):
-            ax.text(min(h, 100) + 1.2, yi, pct(vi / 100), va="center", fontsize=8)
-    ax.axvline(50, color="black", ls=":", lw=1)
-    ax.set_xlim(0, 112)
-    ax.set_xticks(range(0, 101, 20))
-    ax.xaxis.set_major_formatter(PercentFormatter(decimals=0))
-    ax.set_yticks(y, [short(s) for s in df["side"]])
-    ax.set_ylim(len(df) - 0.4, -0.6)
-    ax.grid(False, axis="y")
+        rate_bars(ax, yy, v, lo, hi, height=0.25, color=color, label=label, hatch=(None, "//", "..")[i])
+    rate_axis(ax, y, [short(s) for s in df["side"]], len(df))
     fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=3)
     ax.set_title(title or "Who wins as written and under the strongest play found")
     ax.set_xlabel(f"Fights won (% of fights)\n{CI_NOTE}; dotted line: 50%")
