@@ -100,6 +100,16 @@ def _lemire(word, sides, threshold):
 def die(sides, seed, skirmish, rnd, site, actor, k):
     """One roll of a die with `sides` faces (1..sides), without modulo bias."""
     n = np.uint64(sides)
+    m = _words(seed, skirmish, rnd, site, actor, k, 0)[0] * n
+    # A low product of at least `sides` is above the rejection threshold, which is below
+    # `sides`: the threshold (a 64-bit division) is needed only in the rare other case.
+    if (m & _M32) >= n:
+        return np.int64(m >> _U32) + 1
+    return _die_checked(n, seed, skirmish, rnd, site, actor, k)
+
+
+@_inline
+def _die_checked(n, seed, skirmish, rnd, site, actor, k):
     threshold = (_TWO_POW_32 - n) % n
     for retry in range(16):
         w0, w1, w2, w3 = _words(seed, skirmish, rnd, site, actor, k, retry)
@@ -123,7 +133,7 @@ def die_first_word(word, sides, seed, skirmish, rnd, site, actor, k):
     m = np.uint64(word) * n
     if (m & _M32) >= n:
         return np.int64(m >> _U32) + 1
-    return die(sides, seed, skirmish, rnd, site, actor, k)
+    return _die_checked(n, seed, skirmish, rnd, site, actor, k)
 
 
 @_inline
@@ -173,8 +183,13 @@ def uniform_words(w0, w1):
 @_inline
 def die_word(word, sides, seed, skirmish, rnd, site, actor, k):
     """Die k of a blocked site from its word (word k % 4 of block k // 4), unbiased: a
-    rejected word gives way to the same word of the block under the next retry counter."""
+    rejected word gives way to the same word of the block under the next retry counter.
+    The rejection threshold is divided out only when the low product is below `sides`
+    (it always is below: Lemire 2019, "Fast random integer generation in an interval")."""
     n = np.uint64(sides)
+    m = np.uint64(word) * n
+    if (m & _M32) >= n:
+        return np.int64(m >> _U32) + 1
     threshold = (_TWO_POW_32 - n) % n
     r = _lemire(np.uint64(word), n, threshold)
     retry = 1
@@ -185,16 +200,7 @@ def die_word(word, sides, seed, skirmish, rnd, site, actor, k):
     return r if r > 0 else np.int64(1)  # sixteen rejections in a row: unreachable in practice
 
 
-@_inline
-def die_word_quick(word, sides, seed, skirmish, rnd, site, actor, k):
-    """die_word, the same number, dividing for the rejection threshold only when the low
-    product is below `sides` (the threshold always is: Lemire 2019, "Fast random integer
-    generation in an interval")."""
-    n = np.uint64(sides)
-    m = np.uint64(word) * n
-    if (m & _M32) >= n:
-        return np.int64(m >> _U32) + 1
-    return die_word(word, sides, seed, skirmish, rnd, site, actor, k)
+die_word_quick = die_word  # the name the kernels used while die_word divided on every call
 
 
 @_inline
