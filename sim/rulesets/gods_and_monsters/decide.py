@@ -25,7 +25,9 @@ def health_share(W, ct, c):
     return (W[W_VERVE, c] + W[W_SURV, c]) / (ct[C_VERVE, c] + ct[C_SURV, c])
 
 
-@rule
+# Inlined: called once per combatant and round, the call itself was a tenth of a Yeti's
+# compiled time (benchmarks/profile_kernel.py).
+@inline
 def family_action(W, ct, cf, flags_sides, rnd, uses, c):
     """The policy family's action for a standing combatant c, and why (W_WHY)."""
     C = W.shape[1]

@@ -16,7 +16,7 @@ import numpy as np
 
 from sim import keyed, targeting
 from sim.rulesets.base import DEAD, DRAW, FLED, STANDING, UNCONSCIOUS, UNFINISHED
-from sim.rulesets.gods_and_monsters import decide
+from sim.rulesets.gods_and_monsters.decide import family_action
 from sim.rulesets.gods_and_monsters.moves import distances
 from sim.rulesets.gods_and_monsters.schema import SURPRISED_DEFENSE_PENALTY, SURPRISED_ROLL_PENALTY
 from sim.rulesets.gods_and_monsters.stall import STALL_EVERY, STALL_ROUNDS, fingerprint
@@ -32,9 +32,6 @@ from sim.rulesets.gods_and_monsters.tables import (
     W_VERVE, W_WAKE, W_WAS_SURPRISED, W_WHY, W_X, W_Y, WITHDRAW, inline, rule)
 
 MAX_FUSED = 63  # combatants an int64 bitmask holds
-# The family's choice inlined into the fused round: called once per combatant and round,
-# the call itself was a tenth of a Yeti's time (profile_kernel).
-family_action = inline(decide.family_action.py_func)
 
 
 @rule
