@@ -20,7 +20,7 @@ from sim.rulesets.gods_and_monsters.tables import (
     S_CSAVE, S_CSIDES, S_DBONUS, S_DCOUNT, S_DSIDES, S_OWNER, S_RANGED, STRAY, STRONG, UNAWARE, W_ACTION, W_ASLEEP,
     W_ATT_PEN, W_ATTACKS, W_BOUND, W_BUSY, W_COVERING, W_DEALT, W_DEF, W_FIRING, W_HELD, W_BLOCKED, W_HITS,
     W_HOLDING, W_LED, W_PDIRECT, W_PTAKEN, W_RDEALT, W_ROLL_PEN, W_STATUS, W_SURPRISED, W_TAKEN, W_UPSET, inline,
-    rule)
+    once, rule)
 from sim.rulesets.gods_and_monsters.schema import CALLED_SHOT_PENALTY, SURPRISED_ROLL_PENALTY  # noqa: F401
 
 EV_RIDER = 40  # riders of the attack line before: (sub, slot, value)
@@ -210,7 +210,7 @@ def resolve(seed, g, rnd, now, W, SL, ct, st, pair_mod, flags, adj, tracing, ev,
                 events.emit(ev, cnt, EV_DISRUPT_ROLL, rnd, t, r, score, int(r > score), 0, 0)
 
 
-@rule
+@once
 def _strays(seed, g, rnd, a, o, t, hit, called, need, roll, def_t, dealt, base_damage, W, ct, adj, tracing, ev,
             cnt):
     # A hit that would also have hit others in the melee: they roll Evasion or take the
@@ -253,7 +253,7 @@ def _stray_hit(W, rnd, a, o, j, amount, tracing, ev, cnt):
         events.emit(ev, cnt, EV_STRAY, rnd, o, j, amount, a, 0, 0)
 
 
-@rule
+@once
 def agility_blocks(seed, g, rnd, W, SL, ct, st, flags, was_standing):
     """"If the opponent loses an Agility contest against the person making the called
     shot, the opponent falls before making their attack": W_BLOCKED of those felled."""

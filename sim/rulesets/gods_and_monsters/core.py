@@ -16,10 +16,10 @@ from sim.rulesets.gods_and_monsters.tables import (
     ATTACKING, C_FIRST_SLOT, EV_ROUND, EV_WAKES_HIT, EV_WITHDRAW, G_CHECK_NOW, G_INJ_ALL, G_SIDES, G_SLEEP_WAKES,
     L_ACTING, L_ATTACKING, L_NOW, L_TARGET, S_ALT, S_OWNER, W_ACTION, W_ASLEEP, W_BLOCKED, W_CAN_ACT, W_CAN_ATTACK,
     W_CAST_LAST, W_DOWN, W_LAST_DEALT, W_LAST_TAKEN, W_PENDING, W_RDEALT, W_RTAKEN, W_STATUS, W_UPSET, W_WHY,
-    WITHDRAW, rule)
+    WITHDRAW, once)
 
 
-@rule
+@once
 def play_round_core(seed, g, rnd, W, SL, tab, pol, scratch, tracing, ev, cnt):
     flags, ct, cf, st, sp, pair_mod, close_reach, cell_size = tab
     dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack, seen = scratch
@@ -55,7 +55,7 @@ def play_round_core(seed, g, rnd, W, SL, tab, pol, scratch, tracing, ev, cnt):
         W[W_LAST_DEALT, c], W[W_LAST_TAKEN, c] = W[W_RDEALT, c], W[W_RTAKEN, c]
 
 
-@rule
+@once
 def _attack_slots(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf):
     # Every slot of a combatant who attacks strikes a target in reach; of alternative
     # weapons only the first that reaches one (round._slots with one-action weapons).

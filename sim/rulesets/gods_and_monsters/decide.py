@@ -17,7 +17,7 @@ from sim.rulesets.gods_and_monsters.tables import (
     O_IN_CLOSE, O_INJURIES, O_ROUND, O_SPELLS_LEFT, O_SURPRISED, O_SURVIVAL, O_TOOK, O_VERVE, O_WEAPON_READY,
     S_ACTIONS, S_REACH, W_ACTION, W_ASLEEP, W_BOUND, W_CAST_LAST, W_COVERING, W_HELD, W_HOLDING, W_INJ, W_LAST_DEALT,
     W_LAST_TAKEN, W_RULE_SEEN, W_STATUS, W_SURPRISED, W_SURV, W_TMODE, W_VERVE, W_WHY, W_X, W_Y, WHY_BAD_ROUND,
-    WHY_HEALTH, WHY_ROUT, WHY_SCRIPT, WHY_WITHDRAW_HEALTH, WITHDRAW, WITHDRAW_MOVE, inline, rule)
+    WHY_HEALTH, WHY_ROUT, WHY_SCRIPT, WHY_WITHDRAW_HEALTH, WITHDRAW, WITHDRAW_MOVE, inline, once, rule)
 
 
 @inline
@@ -77,7 +77,7 @@ def walks_this_round(W, ct, dist, j):
     return nd > ct[C_MAX_REACH, j] and (mode == ADVANCE or mode == KITE)
 
 
-@rule
+@once
 def aim_can_work(W, ct, st, dist, may_move, c):
     """Taking aim covers a target only if neither moves (round.py's end of round): c needs
     an enemy in its first weapon's reach now, and none of those may be about to walk."""
@@ -92,7 +92,7 @@ def aim_can_work(W, ct, st, dist, may_move, c):
     return found
 
 
-@rule
+@once
 def observe(W, SL, ct, st, dist, close_reach, cell_size, rnd, uses, reads, c, obs):
     """Fill obs with what c's rules read (standing = at the start of the round)."""
     C = W.shape[1]
@@ -169,7 +169,7 @@ def decide_all(W, SL, ct, cf, st, dist, close_reach, cell_size, flags, rnd, uses
                 W[W_TMODE, c] = rule_target[r]
 
 
-@rule
+@once
 def _first_rule_seen(W, pol, c, obs, stack, seen):
     """policy_vm.first_rule, remembered: a rule depends on nothing but what it reads, so
     while c's observations stay those of its last evaluation (W_RULE_SEEN: that result + 2,

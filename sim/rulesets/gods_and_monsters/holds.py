@@ -10,11 +10,11 @@ from sim.rulesets.gods_and_monsters.tables import (
     C_EVASION, C_FIRST_SLOT, C_FORT, C_SIZE, DAMAGE, EV_GRAB, EV_STRAIN, EV_TIED, GRAB_DODGE, HELD_GRABBED,
     HELD_IMMOBILIZED, HELD_NONE, HOLD_BREAK, HOLD_KEEP, K_GRAB, L_ATTACKING, L_HIT, L_KIND, L_TARGET, S_OWNER,
     W_BOUND, W_DEALT, W_HELD, W_HELD_BY, W_HOLDING, W_ON_HELD, W_PRE_HELD, W_PTAKEN, W_RDEALT, W_ROLL_PEN,
-    W_STATUS, W_TAKEN, W_TYING, rule)
+    W_STATUS, W_TAKEN, W_TYING, once, rule)
 from sim.rulesets.gods_and_monsters.attacks import slot_damage
 
 
-@rule
+@once
 def grabs(seed, g, rnd, W, SL, ct, st, tracing, ev, cnt):
     """A grab that hits: the target rolls Evasion (+2 per size level larger), else is held."""
     for a in range(SL.shape[1]):
@@ -31,7 +31,7 @@ def grabs(seed, g, rnd, W, SL, ct, st, tracing, ev, cnt):
             events.emit(ev, cnt, EV_GRAB, rnd, o, t, r, score, int(caught), 0)
 
 
-@rule
+@once
 def hold_contests(seed, g, rnd, W, ct, st, tracing, ev, cnt):
     """One Fortitude contest a round for every hold made in an earlier round; a hold
     broken gives the held an automatically successful attack (W_PTAKEN of the holder)."""
@@ -65,7 +65,7 @@ def hold_contests(seed, g, rnd, W, ct, st, tracing, ev, cnt):
                         result, 0)
 
 
-@rule
+@once
 def tie_up(W, adj, rnd, tracing, ev, cnt):
     C = W.shape[1]
     for j in range(C):

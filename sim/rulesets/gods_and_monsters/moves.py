@@ -14,7 +14,7 @@ from sim.rulesets.base import STANDING
 from sim.rulesets.gods_and_monsters.tables import (
     ADVANCE, C_KITE_CELLS, C_MAX_REACH, C_MOVE_CELLS, C_MOVE_MODE, C_SIDE, FAR, G_HEIGHT, G_METRIC, G_WIDTH, KITE,
     MOVE_GOAL, NEAREST, RANDOM, W_GOAL_AWAY, W_MAY_MOVE, W_GOAL_CLOSE, W_STATUS, W_SURV, W_TMODE, W_VERVE, W_X, W_Y,
-    WITHDRAW_MOVE, inline, rule)
+    WITHDRAW_MOVE, inline, once, rule)
 
 NX = np.array([1, -1, 0, 0, 1, 1, -1, -1], dtype=np.int64)
 NY = np.array([0, 0, 1, -1, 1, -1, 1, -1], dtype=np.int64)
@@ -102,7 +102,7 @@ def walk(W, flags, i, goal, budget, stop_within, away):
     return spent
 
 
-@rule
+@once
 def move_all(seed, g, rnd, W, flags, ct, dist, focus, cand, hbuf, dbuf):
     """Movement at the start of the round (W_MAY_MOVE: who may move).
 
@@ -151,7 +151,7 @@ def move_all(seed, g, rnd, W, flags, ct, dist, focus, cand, hbuf, dbuf):
     return moved_any
 
 
-@rule
+@once
 def _mover_distances(W, dist, moved, code):
     # Only the rows and columns of movers change (the metric is symmetric).
     C = dist.shape[0]

@@ -31,10 +31,10 @@ from sim.rulesets.gods_and_monsters.tables import (
     W_DEF, W_DOWN, W_DRAWN, W_FIRING, W_FORCED, W_GRABBING, W_HELD, W_HOLDING, W_IN_CLOSE, W_INJ, W_LAST_DEALT,
     W_LAST_TAKEN, W_LED, W_LOST, W_MAY_MOVE, W_MOVED, W_ON_HELD, W_PENDING, W_PRE_HELD, W_PX, W_PY, W_RDEALT,
     W_ROLL_PEN, W_RTAKEN, W_STAND0, W_STATUS, W_SURPRISED, W_SURV, W_TMODE, W_TYING, W_UPSET, W_VERVE, W_WAKE,
-    W_WHY, W_X, W_Y, WITHDRAW, inline, rule)
+    W_WHY, W_X, W_Y, WITHDRAW, inline, once, rule)
 
 
-@rule
+@once
 def play_round(seed, g, rnd, W, SL, tab, pol, scratch, tracing, ev, cnt):
     flags, ct, cf, st, sp, pair_mod, close_reach, cell_size = tab
     dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack, seen = scratch
@@ -108,7 +108,7 @@ def play_round(seed, g, rnd, W, SL, tab, pol, scratch, tracing, ev, cnt):
         W[W_LAST_DEALT, c], W[W_LAST_TAKEN, c] = W[W_RDEALT, c], W[W_RTAKEN, c]
 
 
-@rule
+@once
 def _movement(seed, g, rnd, W, flags, ct, dist, focus, cand, hbuf, dbuf, tracing, ev, cnt):
     # Aiming, leading and withdrawing combatants do not close in.
     C = W.shape[1]
@@ -242,7 +242,7 @@ def _modifiers(seed, g, rnd, W, ct, flags, tracing, ev, cnt):
                            and W[W_HELD, c] == HELD_NONE)
 
 
-@rule
+@once
 def _tying_and_leading(seed, g, rnd, W, ct, adj, tracing, ev, cnt):
     C = W.shape[1]
     for c in range(C):
@@ -329,7 +329,7 @@ def _choose_target(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, u
     return targeting.choose(mode, cand, hbuf, dbuf, focus[ct[C_SIDE, o]], keyed.uniform_words(w0, w1))
 
 
-@rule
+@once
 def _slots(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, flags):
     """Which attack slots act this round, reloading multi-action weapons, and their targets."""
     A, C = SL.shape[1], W.shape[1]
@@ -383,7 +383,7 @@ def _slots(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, flags):
             W[W_BUSY, o] = 1  # complex actions
 
 
-@rule
+@once
 def _grabbing(W, SL, ct, st):
     # A grabber makes no other attack; "the combatant trying to immobilize their opponent
     # has a penalty of two to their defense".
@@ -401,7 +401,7 @@ def _grabbing(W, SL, ct, st):
             W[W_DEF, c] -= IMMOBILIZER_DEFENSE_PENALTY
 
 
-@rule
+@once
 def _phases(seed, g, rnd, W, SL, tab, dist, uses, focus, cand, hbuf, dbuf, adj, tracing, ev, cnt):
     flags, ct, cf, st, sp, pair_mod, close_reach, cell_size = tab
     C, A = W.shape[1], SL.shape[1]
@@ -450,7 +450,7 @@ def emit_map(W, rnd, ev, cnt):
     events.emit(ev, cnt, EV_MAP, rnd, 0, 0, 0, 0, 0, 0)
 
 
-@rule
+@once
 def _after(seed, g, rnd, W, SL, ct, st, flags, adj, tracing, ev, cnt):
     """The end of the round: waking, loading, holds, tying up, taking aim, withdrawing."""
     C, A = W.shape[1], SL.shape[1]
@@ -492,7 +492,7 @@ def _after(seed, g, rnd, W, SL, ct, st, flags, adj, tracing, ev, cnt):
         holds.release(W)
 
 
-@rule
+@once
 def _hold_end(seed, g, rnd, W, SL, ct, st, flags, adj, tracing, ev, cnt):
     C, A = W.shape[1], SL.shape[1]
     for c in range(C):

@@ -6,10 +6,10 @@ from sim.rulesets.base import STANDING
 from sim.rulesets.gods_and_monsters.tables import (
     C_NSPELL, C_SAVE0, C_SIDE, C_SPELL_FIRST, EV_SPELL, NEVER, P_BONUS, P_COUNT, P_RANGE, P_SAVE, P_SIDES, P_SLEEP,
     SPELL_DAMAGE, SPELL_SAVE, SPELL_TARGET, W_ASLEEP, W_CASTING, W_DEALT, W_PTAKEN, W_RDEALT, W_ROLL_PEN,
-    W_SPELL_OF, W_SPELL_TGT, W_STATUS, W_SURV, W_TAKEN, W_TMODE, W_VERVE, W_WAKE, rule)
+    W_SPELL_OF, W_SPELL_TGT, W_STATUS, W_SURV, W_TAKEN, W_TMODE, W_VERVE, W_WAKE, once)
 
 
-@rule
+@once
 def choose_spells(seed, g, rnd, W, ct, sp, dist, uses, focus, cand, hbuf, dbuf):
     """Each caster takes its first spell with uses left and a target in range; a caster
     without one falls back to attacking (returns nothing; W_CASTING says who casts)."""
@@ -36,7 +36,7 @@ def choose_spells(seed, g, rnd, W, ct, sp, dist, uses, focus, cand, hbuf, dbuf):
             W[W_CASTING, c] = 0
 
 
-@rule
+@once
 def cast(seed, g, rnd, W, ct, sp, uses, c, tracing, ev, cnt):
     """c's spell resolves: the target rolls its save, else takes the damage and the condition."""
     s, t = W[W_SPELL_OF, c], W[W_SPELL_TGT, c]
