@@ -19,7 +19,7 @@ from sim.rulesets.lifeforce import kgrid as grid
 from sim.rulesets.lifeforce import ktrace as E
 from sim.rulesets.lifeforce import kstunts
 from sim.rulesets.lifeforce import tables as TB
-from sim.rulesets.lifeforce.kpack import XP, unpack
+from sim.rulesets.lifeforce.kpack import XP, context, unpack
 from sim.rulesets.lifeforce.layout import (
     K_ARMOR, K_DODGE, K_HAS_SHIELD, K_HELD_W, K_INTIMIDATE, K_MELEE_W, K_OFFENCE, K_REACT_AOO, K_REACT_BLOCK,
     K_REFLEX, K_STUNT_EV, K_SH_BONUS, K_SH_COUNT, K_SH_SIDES, K_SIDE, K_SURPRISED, K_UNARMED_W, K_WILL, K_GENERATES,
@@ -317,10 +317,9 @@ def damage_dice(W, w, words, seed, G, att, ordinal):
     return total
 
 
-@_step
-def strike(PK, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, stunts, verb):
+@_inline
+def strike(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, stunts, verb):
     """One attack: roll, stunts, damage, Shield Block. Returns Dual Strike's second target or -1."""
-    T, X = unpack(PK)
     K, W, R, COND, SBW = T[0], T[1], T[2], T[3], T[4]
     S, BOUGHT = X[0], X[3]
     melee = W[w, W_RANGE] == 0
@@ -395,27 +394,38 @@ def strike(PK, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, stunts, verb
 def attack(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, verb):
     """A full attack: the blow, its Dual Strike, who goes down, then the Attacks of
     Opportunity it provoked (a Skirmish step), each of them full attacks in turn."""
-    _blow(X[XP], G, seed, ev, cnt, att, tgt, w, np.int64(off_bonus), np.int64(dmg_bonus), np.int64(verb))
+    _blow(X[XP], att, tgt, w, np.int64(off_bonus), np.int64(dmg_bonus), np.int64(verb))
     if X[2][0, 0] > 0:
-        run_scans(X[XP], G, seed, ev, cnt)
+        run_scans(X[XP])
 
 
 @_step
-def _blow(PK, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, verb):
+def _blow(PK, att, tgt, w, off_bonus, dmg_bonus, verb):
     T, X = unpack(PK)
+    G, seed, ev, cnt = context(PK)
     R, S = T[2], X[0]
-    second = strike(X[XP], G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, np.bool_(True), verb)
-    if second >= 0 and S[second, S_STATUS] == STANDING:
-        strike(X[XP], G, seed, ev, cnt, att, second, w, np.int64(0), np.int64(0), np.bool_(False), np.int64(VERB_DUAL))
-        knock_down(R, S, G, second, ev, cnt)
+    # The strike is inlined once, its Dual Strike second blow a second pass of the loop:
+    # a call of its own cost ~20 ns an attack, two copies twice the compile.
+    second = -1
+    victim, ob, db, stunts, v = tgt, off_bonus, dmg_bonus, True, verb
+    for k in range(2):
+        dual = strike(T, X, G, seed, ev, cnt, att, victim, w, ob, db, stunts, v)
+        if k == 1:
+            knock_down(R, S, G, second, ev, cnt)
+            break
+        second = dual
+        if second < 0 or S[second, S_STATUS] != STANDING:
+            break
+        victim, ob, db, stunts, v = second, 0, 0, False, VERB_DUAL
     knock_down(R, S, G, tgt, ev, cnt)
 
 
 @_step
-def run_scans(PK, G, seed, ev, cnt):
+def run_scans(PK):
     """Work through queued scans: every enemy that had the mover in reach strikes, by its
     readied action or its Reaction, while both stand."""
     T, X = unpack(PK)
+    G, _, ev, cnt = context(PK)
     K, W, R, COND = T[0], T[1], T[2], T[3]
     S, Q = X[0], X[2]
     head = 1
@@ -437,7 +447,7 @@ def run_scans(PK, G, seed, ev, cnt):
             S[e, S_OPP] += 1
             if G[3]:
                 emit(ev, cnt, E.EV_AOO, G[1], e, mover, 1 if by_ready else 0, trigger, 0, 0)
-            _blow(X[XP], G, seed, ev, cnt, e, mover, wv, np.int64(0), np.int64(0), np.int64(VERB_STRIKE))
+            _blow(X[XP], e, mover, wv, np.int64(0), np.int64(0), np.int64(VERB_STRIKE))
         head += 1
     Q[0, 0] = 0
 
@@ -446,7 +456,7 @@ def run_scans(PK, G, seed, ev, cnt):
 def opportunity_attacks(T, X, G, seed, ev, cnt, mover, trigger):
     """Attacks of Opportunity on `mover`, from the distances staged in Q[0, Q_DIST:]."""
     if queue_scan(X[XP], mover, np.int64(trigger)):
-        run_scans(X[XP], G, seed, ev, cnt)
+        run_scans(X[XP])
 
 
 @_inline

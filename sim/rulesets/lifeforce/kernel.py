@@ -15,7 +15,7 @@ from sim.rulesets.lifeforce import katt as A
 from sim.rulesets.lifeforce import kgrid as grid
 from sim.rulesets.lifeforce import ktrace as E
 from sim.rulesets.lifeforce.kturn import take_turn
-from sim.rulesets.lifeforce.kpack import XP, unpack
+from sim.rulesets.lifeforce.kpack import XP, context, unpack
 from sim.rulesets.lifeforce.layout import (
     K_CONTEST_MODE, K_HASTENED, K_HP, K_ORDER_ATTR, K_SCATTER_SIDE, K_SIDE, K_SLOWED, K_X0, K_Y0,
     OUTCOME_INDEX, R_CARRY, R_METRIC, R_N_SIDES, R_REROLL_EACH, R_STALL_CHECK,
@@ -164,7 +164,9 @@ def play_round(T, X, G, seed, ev, cnt, rnd):
         if G[3]:
             emit(ev, cnt, E.EV_PHASE, rnd, p, 0, 0, 0, 0, 0)
         for k in range(C):
-            take_turn(X[XP], G, seed, ev, cnt, ORDER[k])
+            if S[ORDER[k], S_STATUS] != A.STANDING:
+                continue  # the fallen take no turn: not even the call
+            take_turn(X[XP], ORDER[k])
             result = winner_now(T, S)
             if result != UNFINISHED:
                 break
@@ -241,11 +243,12 @@ def fingerprint(S):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def play_chunk(PK, G, seed, first, max_rounds, traced, START, has_start, OUT, WIN, ROUNDS, STALLED, ev, cnt):
+def play_chunk(P, first, max_rounds, traced, START, has_start, OUT, WIN, ROUNDS, STALLED):
     """Skirmishes first .. first + len(WIN) - 1, each to its end or max_rounds. OUT is
     (column, skirmish, combatant) so that each outcome column is one contiguous block;
-    PK holds the tables and scratch (kpack)."""
-    T, X = unpack(PK)
+    P holds the tables, scratch and run context (kpack)."""
+    T, X = unpack(P)
+    G, seed, ev, cnt = context(P)
     S = X[0]
     for i in range(WIN.shape[0]):
         G[0] = first + i

@@ -54,6 +54,11 @@ def refresh_all(S, D, kind):
 
 
 @_inline
+def sign(v):
+    return 1 if v > 0 else (-1 if v < 0 else 0)
+
+
+@_inline
 def _blocked(S, who, x, y):
     for j in range(S.shape[0]):
         if j != who and S[j, S_STATUS] == 0 and S[j, S_X] == x and S[j, S_Y] == y:
@@ -77,6 +82,18 @@ def walk(S, who, goal, allowance, stop, away, kind, width, height):
         else:
             if m <= stop:
                 break
+            if (dx0 == 0) != (dy0 == 0):
+                # On the goal's row or column the straight step is the unique best-scoring
+                # neighbour under every metric (a diagonal one scores as far or farther,
+                # and farther by the straight-line tie-break): take it when it is free.
+                cx, cy = x - sign(dx0), y - sign(dy0)
+                if (0 <= cx < width and 0 <= cy < height and not (cx == px and cy == py)
+                        and not _blocked(S, who, cx, cy)):
+                    px, py = x, y
+                    x, y = cx, cy
+                    budget -= 1
+                    spent += 1
+                    continue
             here = m * _TIE + dx0 * dx0 + dy0 * dy0
         best, best_score, best_cost = -1, 0, 0
         for k in range(8):
@@ -148,7 +165,3 @@ def line_steps(x, y, ddx, ddy, tx, ty, reach, limit):
             hi = min(hi, dd * oo + reach)
     return lo if lo <= hi else 0
 
-
-@_inline
-def sign(v):
-    return 1 if v > 0 else (-1 if v < 0 else 0)

@@ -192,10 +192,10 @@ def _run(setup: KernelSetup, seed: int, first: int, n: int, max_rounds: int, sta
     win = np.empty(n, dtype=np.int16)
     rounds = np.empty(n, dtype=np.int32)
     stalled = np.zeros(n, dtype=np.int8)
-    G = np.zeros(4, dtype=np.int64)
-    (ti, tf, _), (xi, xf, xb) = kpack.pack(tables), kpack.pack(_scratch(setup))
-    kernel.play_chunk((ti, tf, xi, xf, xb), G, np.uint64(seed), first, max_rounds, traced, start_arr, has_start,
-                      out_cols, win, rounds, stalled, ev, cnt)
+    P = kpack.pack(tables, _scratch(setup), np.zeros(4, dtype=np.int64), seed, ev, cnt)
+    kernel.play_chunk(P, first, max_rounds, traced, start_arr, has_start, out_cols, win, rounds, stalled)
+    ev[...] = kpack.part(P, kpack.EV_PART, ev)  # the trace's events, written inside P
+    cnt[...] = kpack.part(P, kpack.CNT_PART, cnt)
     per = {name: out_cols[k] for k, name in enumerate(L.OUTCOME_COLUMNS)}
     per["final_state"] = per["final_state"].astype(np.int8)
     per["ended_prone"] = per["ended_prone"].astype(bool)

@@ -13,7 +13,7 @@ from sim.rulesets.lifeforce import katt as A
 from sim.rulesets.lifeforce import kdecide as P
 from sim.rulesets.lifeforce import kgrid as grid
 from sim.rulesets.lifeforce import ktrace as E
-from sim.rulesets.lifeforce.kpack import XP, unpack
+from sim.rulesets.lifeforce.kpack import XP, context, unpack
 from sim.rulesets.lifeforce.layout import (
     K_ESCAPE, K_RANGED_W, K_SPLIT0,
     R_ANY_LOADING, R_ATTACK_DIE, R_CHARGE_MOVES_ATTACK, R_FIRST_IMMEDIATE, R_GRAPPLE_REROLL, R_HEIGHT, R_HELD_KEEPS,
@@ -32,8 +32,9 @@ TIE_RETRIES = 16  # rerolled ties: sixteen in a row is as good as never
 
 
 @_step
-def take_turn(PK, G, seed, ev, cnt, a):
+def take_turn(PK, a):
     T, X = unpack(PK)
+    G, seed, ev, cnt = context(PK)
     K, R = T[0], T[2]
     S = X[0]
     if S[a, S_STATUS] != A.STANDING:
@@ -46,7 +47,7 @@ def take_turn(PK, G, seed, ev, cnt, a):
             emit(ev, cnt, E.EV_SURPRISED, G[1], a, 0, 0, 0, 0, 0)
         return
     if S[a, S_TRACK] > 0 and S[a, S_DOMINANT] and not S[a, S_GCHECKED]:
-        grapple_check(X[XP], G, seed, ev, cnt, a)
+        grapple_check(X[XP], a)
     if S[a, S_CONTESTING]:
         if G[3]:
             emit(ev, cnt, E.EV_CONTESTS, G[1], a, 0, 0, 0, 0, 0)
@@ -180,7 +181,7 @@ def act(T, X, G, seed, ev, cnt, a, desired):
             charge(T, X, G, seed, ev, cnt, a, tgt, in_reach, mw)
             done = True
         elif prep == P.GRAPPLE:
-            engage(X[XP], G, seed, ev, cnt, a, tgt, tgt_ok and d <= 1)
+            engage(X[XP], a, tgt, tgt_ok and d <= 1)
             done = True
         elif prep == P.BLOCK:
             S[a, S_READY] = A.READY_BLOCK
@@ -239,9 +240,10 @@ def _grapple_die(T, G, seed, a, ordinal, k):
 
 
 @_step
-def engage(PK, G, seed, ev, cnt, a, tgt, adjacent):
+def engage(PK, a, tgt, adjacent):
     """1 AP: contested Athletics (with Offence bonuses) to start a grapple as its dominant side."""
     T, X = unpack(PK)
+    G, seed, ev, cnt = context(PK)
     K, R = T[0], T[2]
     S = X[0]
     tg = max(tgt, 0)
@@ -268,7 +270,7 @@ def engage(PK, G, seed, ev, cnt, a, tgt, adjacent):
     if G[3]:
         emit(ev, cnt, E.EV_ENGAGE, G[1], a, tg, ti, td, 1 if ok else 0, 1 if won else 0)
     if won and R[R_FIRST_IMMEDIATE]:
-        grapple_check(X[XP], G, seed, ev, cnt, a)
+        grapple_check(X[XP], a)
 
 
 @_inline
@@ -281,9 +283,10 @@ def _kept(first, second, advantage):
 
 
 @_step
-def grapple_check(PK, G, seed, ev, cnt, a):
+def grapple_check(PK, a):
     """The dominant grappler's turn: both roll; the winner is dominant, progressing if it was."""
     T, X = unpack(PK)
+    G, seed, ev, cnt = context(PK)
     K, R = T[0], T[2]
     S = X[0]
     b = S[a, S_PARTNER]
