@@ -6,11 +6,13 @@ Action"); defences are reactions (kblows). Rule fixes are guarded by the `fixes`
 """
 from __future__ import annotations
 
-from numba import njit
 
 from sim.rulesets.lens.kbeat import ATTACK, CAST_A, FLEE, MOVE_A, TAG_ATTACK, USE, candidates, decide, held, pick, spare
 from sim.rulesets.lens.kblows import MAX_BEATS, strike
 from sim.rulesets.lens.kcore import (
+    _inline,
+    _inline_once,
+    _jit,
     cand_of,
     work_of,
     ability_row,
@@ -106,15 +108,6 @@ from sim.rulesets.lens.ktables import (
 )
 from sim.rulesets.lens.kvalue import attack_chance, blow_value, momentum_worth, offence_value, tag_gain, uses_spell
 
-_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-# The rules themselves are compiled once each and called: inlining every rule into every
-# caller made one kernel of some 10 GB of compiler memory.
-_jit = njit(cache=True, nogil=True, _nrt=False)
-# A rule with one call site is inlined all the same: it adds no copy, and saves a call
-# of some 90 machine words.
-# Inlining them too measured +20-26% but a 547 CPU-s cold compile (2.6 GB) against 190,
-# which a fresh CI machine cannot afford; `_inline_once = _inline` brings it back.
-_inline_once = _jit
 FLED = 3
 
 

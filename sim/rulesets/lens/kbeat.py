@@ -6,10 +6,11 @@ scripted rules come from the instruction table (sim/policy_vm.py).
 """
 from __future__ import annotations
 
-from numba import njit
 
 from sim import keyed, policy_vm, targeting
 from sim.rulesets.lens.kcore import (
+    _inline,
+    _inline_once,
     BODYV,
     BRACKET,
     COND,
@@ -66,15 +67,6 @@ from sim.rulesets.lens.kvalue import blows_expected, connect_chance, uses_spell
 ATTACK, TAG_ATTACK, CAST_A, USE, MOVE_A, HOLD_A, FLEE = range(7)
 BEFORE, AFTER, AUTO = range(3)
 
-_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-# The rules themselves are compiled once each and called: inlining every rule into every
-# caller made one kernel of some 10 GB of compiler memory.
-_jit = njit(cache=True, nogil=True, _nrt=False)
-# A rule with one call site is inlined all the same: it adds no copy, and saves a call
-# of some 90 machine words.
-# Inlining them too measured +20-26% but a 547 CPU-s cold compile (2.6 GB) against 190,
-# which a fresh CI machine cannot afford; `_inline_once = _inline` brings it back.
-_inline_once = _jit
 
 
 @_inline

@@ -8,9 +8,11 @@ defence is chosen.
 """
 from __future__ import annotations
 
-from numba import njit
 
 from sim.rulesets.lens.kcore import (
+    _inline,
+    _inline_once,
+    _jit,
     drow_table,
     tag_table,
     ATTACKS,
@@ -90,15 +92,6 @@ ABJURE, MITIGATE, BLOCK, DODGE, PARRY = range(5)
 ALWAYS, BIG_HITS = 1, 2
 MAX_BEATS = 64
 
-_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-# The rules themselves are compiled once each and called: inlining every rule into every
-# caller made one kernel of some 10 GB of compiler memory.
-_jit = njit(cache=True, nogil=True, _nrt=False)
-# A rule with one call site is inlined all the same: it adds no copy, and saves a call
-# of some 90 machine words.
-# Inlining them too measured +20-26% but a 547 CPU-s cold compile (2.6 GB) against 190,
-# which a fresh CI machine cannot afford; `_inline_once = _inline` brings it back.
-_inline_once = _jit
 
 
 @_inline

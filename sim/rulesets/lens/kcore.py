@@ -66,7 +66,18 @@ DISARMED_BIT = 8
 NEIGHBOURS_X = np.array([1, -1, 0, 0, 1, 1, -1, -1], dtype=np.int64)
 NEIGHBOURS_Y = np.array([0, 0, 1, -1, 1, -1, 1, -1], dtype=np.int64)
 
+# Three ways a rule is compiled. `_inline`: small helpers, inlined into the caller's Numba
+# IR (typed again at every call site). `_jit`: the rules themselves, compiled once each and
+# called; inlining every rule into every caller made one kernel of some 10 GB of compiler
+# memory. `_inline_once`: a rule with one call site on the hot path, compiled once like
+# `_jit` and then inlined by LLVM into its caller (forceinline: the alwaysinline attribute),
+# which saves a call of some 90 machine words without typing the rule again; inlining them
+# in Numba's IR instead (`inline="always"`) measured much the same speed but a 547 CPU-s
+# cold compile. forceinline=False on `_jit` keeps a rule compiled from an inlined one from
+# inheriting the flag.
 _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+_jit = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
+_inline_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 
 
 # The scenario's tables travel as K = (ci, cf, rules) (ktables.pack): ci and cf hold the
@@ -183,9 +194,6 @@ def policy_views(P):
             PI[PI[5]:PI[6]], P[2])
 
 
-# The rules themselves are compiled once each and called: inlining every rule into every
-# caller made one kernel of some 10 GB of compiler memory.
-_jit = njit(cache=True, nogil=True, _nrt=False)
 
 
 @_inline

@@ -8,13 +8,15 @@ Recovery. The kernel plays skirmish after skirmish of a chunk, each to its end.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from sim import keyed, policy_vm, targeting
 from sim.rulesets.lens.kactions import FLED, beat
 from sim.rulesets.lens.kbeat import FLEE, HOLD_A, observe
 from sim.rulesets.lens.kblows import strike
 from sim.rulesets.lens.kcore import (
+    _inline,
+    _inline_once,
+    _jit,
     cand_of,
     dist_of,
     focus_of,
@@ -144,15 +146,6 @@ OUT_ROWS = np.array(_SOURCES, dtype=np.int64)
 START_KEYS = ("body_left", "void", "conditions", "items_left")
 SNAP_ROWS = np.array((STATUS, BODYV, VOID, COND, PX, PY, ITEMS, PROGRESS, FORMED, OWED), dtype=np.int64)
 
-_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-# The rules themselves are compiled once each and called: inlining every rule into every
-# caller made one kernel of some 10 GB of compiler memory.
-_jit = njit(cache=True, nogil=True, _nrt=False)
-# A rule with one call site is inlined all the same: it adds no copy, and saves a call
-# of some 90 machine words.
-# Inlining them too measured +20-26% but a 547 CPU-s cold compile (2.6 GB) against 190,
-# which a fresh CI machine cannot afford; `_inline_once = _inline` brings it back.
-_inline_once = _jit
 
 
 @_inline
@@ -459,7 +452,7 @@ def _unchanged(st, snap):
     return same
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_jit
 def play_kernel(K, P, seed, first, n, max_rounds, has_start, start, out, winner, rounds, stalled, st, snap, ctx, F,
                 zi, ev, cnt, traced):
     """Play skirmishes first .. first + n - 1 into out (columns OUT_COLUMNS, (k, n, C)),

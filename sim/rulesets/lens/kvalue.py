@@ -6,9 +6,10 @@ damage, not the roll to come (sim/rulesets/lens/policies.py reads the same way).
 """
 from __future__ import annotations
 
-from numba import njit
 
 from sim.rulesets.lens.kcore import (
+    _inline,
+    _jit,
     BODYV,
     EARLY,
     FRESH,
@@ -68,10 +69,6 @@ from sim.rulesets.lens.ktables import (
     W_REACH,
 )
 
-_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-# Called, not inlined: they sit under every valuation, and inlined copies of copies made the
-# kernel take minutes to compile.
-_jit = njit(cache=True, nogil=True, _nrt=False)
 ACTIVE_FROM = 2  # Block, Dodge and Parry cost a Momentum; Abjure and Mitigate do not
 
 
