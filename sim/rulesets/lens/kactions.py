@@ -12,7 +12,6 @@ from sim.rulesets.lens.kblows import MAX_BEATS, strike
 from sim.rulesets.lens.kcore import (
     _inline,
     _inline_once,
-    _jit,
     cand_of,
     work_of,
     ability_row,
@@ -111,7 +110,7 @@ from sim.rulesets.lens.kvalue import attack_chance, blow_value, momentum_worth, 
 FLED = 3
 
 
-@_jit
+@_inline_once
 def helpers(K, st, c, ability, ctx, ev, cnt):
     """Talent-die sides of the ally who Assists and the enemy who Interferes (0: none), paid for.
 
@@ -231,7 +230,7 @@ def _pay(st, c, amount):
     st[SPENT, c] += amount
 
 
-@_jit
+@_inline_once
 def attack(K, st, c, tagged, mode, F, seed, ctx, ev, cnt):
     ci, R, prefix = K[0], K[2], prefix_table(K)
     cand = cand_of(K, st, ctx)
@@ -259,7 +258,7 @@ def attack(K, st, c, tagged, mode, F, seed, ctx, ev, cnt):
            R[R_SLOTS] + c * MAX_BEATS + beat, True, seed, ctx, ev, cnt)
 
 
-@_jit
+@_inline_once
 def cast(K, st, c, mode, F, seed, ctx, ev, cnt):
     ci, R = K[0], K[2]
     cand = cand_of(K, st, ctx)
@@ -297,7 +296,7 @@ def cast(K, st, c, mode, F, seed, ctx, ev, cnt):
            True, seed, ctx, ev, cnt)
 
 
-@_jit
+@_inline_once
 def use(K, st, c, seed, ctx, ev, cnt):
     """Use: a healing item (its size's Momentum, over several beats or rounds when short) or re-arming."""
     ci, cf, R = K[0], K[1], K[2]
@@ -334,7 +333,7 @@ def use(K, st, c, seed, ctx, ev, cnt):
     emit(ev, cnt, ctx, E_USE, c, paid, int(done), gain, st[BODYV, c], st[PROGRESS, c] * 100 + cost)
 
 
-@_jit
+@_inline_once
 def move(K, st, c, mode, F, seed, ctx, ev, cnt):
     """Move its speed per Momentum toward the chosen enemy, stopping within reach."""
     ci, R = K[0], K[2]

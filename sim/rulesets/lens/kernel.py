@@ -232,7 +232,7 @@ def _update_focus(K, st, seed, ctx, ev, cnt):
             emit(ev, cnt, ctx, E_FOCUS, s, fo[s], 0, 0, 0, 0)
 
 
-@_jit
+@_inline_once
 def _phase(K, P, st, early, F, seed, ctx, ev, cnt):
     ci, R = K[0], K[2]
     for b in range(R[R_BEATS]):
@@ -301,7 +301,7 @@ def _monster_orders(K, P, st, F, ctx):
             wk[1 + C + m] = HOLD_A
 
 
-@_jit
+@_inline_once
 def _monsters(K, P, st, F, seed, ctx, ev, cnt):
     ci, si, R = K[0], slot_table(K), K[2]
     fixed = (R[R_FIXES] & FIX_SURPRISE) != 0
@@ -362,11 +362,12 @@ def play_round(K, P, st, F, seed, ctx, ev, cnt):
     _start_round(K, st, rnd, ctx, ev, cnt)
     if K[2][R_USES_FOCUS] == 1:
         _update_focus(K, st, seed, ctx, ev, cnt)
-    _phase(K, P, st, 1, F, seed, ctx, ev, cnt)
-    emit(ev, cnt, ctx, E_PHASE, 0, 0, 0, 0, 0, 0)
-    _monsters(K, P, st, F, seed, ctx, ev, cnt)
-    emit(ev, cnt, ctx, E_PHASE, 1, 0, 0, 0, 0, 0)
-    _phase(K, P, st, 0, F, seed, ctx, ev, cnt)
+    for early in range(1, -1, -1):  # one call site, so the phase is inlined once
+        _phase(K, P, st, early, F, seed, ctx, ev, cnt)
+        if early == 1:
+            emit(ev, cnt, ctx, E_PHASE, 0, 0, 0, 0, 0, 0)
+            _monsters(K, P, st, F, seed, ctx, ev, cnt)
+            emit(ev, cnt, ctx, E_PHASE, 1, 0, 0, 0, 0, 0)
     _end_round(K, st, ctx, ev, cnt)
 
 
@@ -396,7 +397,7 @@ def _place(K, st, zi, seed, ctx, ev, cnt):
             emit(ev, cnt, ctx, E_START, i, st[PX, i], st[PY, i], 0, 0, 0)
 
 
-@_jit
+@_inline_once
 def _begin(K, st, has_start, start, row, zi, seed, ctx, ev, cnt):
     ci, R = K[0], K[2]
     st[:, :] = 0
