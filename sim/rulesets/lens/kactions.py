@@ -6,12 +6,11 @@ Action"); defences are reactions (kblows). Rule fixes are guarded by the `fixes`
 """
 from __future__ import annotations
 
+from numba import njit
 
 from sim.rulesets.lens.kbeat import ATTACK, CAST_A, FLEE, MOVE_A, TAG_ATTACK, USE, candidates, decide, held, pick, spare
 from sim.rulesets.lens.kblows import MAX_BEATS, strike
 from sim.rulesets.lens.kcore import (
-    _inline,
-    _inline_once,
     cand_of,
     work_of,
     ability_row,
@@ -106,6 +105,10 @@ from sim.rulesets.lens.ktables import (
     W_SIDES,
 )
 from sim.rulesets.lens.kvalue import attack_chance, blow_value, momentum_worth, offence_value, tag_gain, uses_spell
+
+# How a rule is compiled (kcore's decorators say why).
+_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+_inline_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 
 FLED = 3
 

@@ -6,11 +6,10 @@ scripted rules come from the instruction table (sim/policy_vm.py).
 """
 from __future__ import annotations
 
+from numba import njit
 
 from sim import keyed, policy_vm, targeting
 from sim.rulesets.lens.kcore import (
-    _inline,
-    _inline_once,
     BODYV,
     BRACKET,
     COND,
@@ -63,6 +62,10 @@ from sim.rulesets.lens.ktables import (
     W_REACH,
 )
 from sim.rulesets.lens.kvalue import blows_expected, connect_chance, uses_spell
+
+# How a rule is compiled (kcore's decorators say why).
+_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+_inline_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 
 ATTACK, TAG_ATTACK, CAST_A, USE, MOVE_A, HOLD_A, FLEE = range(7)
 BEFORE, AFTER, AUTO = range(3)

@@ -8,11 +8,9 @@ defence is chosen.
 """
 from __future__ import annotations
 
+from numba import njit
 
 from sim.rulesets.lens.kcore import (
-    _inline,
-    _inline_once,
-    _jit,
     drow_table,
     tag_table,
     ATTACKS,
@@ -88,6 +86,11 @@ from sim.rulesets.lens.ktables import (
 )
 from sim.rulesets.lens.kvalue import costly_branch, defence_saving, momentum_worth
 
+# How a rule is compiled (kcore's decorators say why).
+_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+_jit = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
+_inline_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
+
 ABJURE, MITIGATE, BLOCK, DODGE, PARRY = range(5)
 ALWAYS, BIG_HITS = 1, 2
 MAX_BEATS = 64
@@ -162,7 +165,7 @@ def choose_defence(K, st, who, tn, mean, mask, missile, magical, src):
     return pick
 
 
-@_jit
+@_inline_once
 def strike(K, st, att, who, damage, mask, missile, magical, mean, blow, defendable, seed, ctx, ev, cnt):
     """A connecting blow of `damage` on `who`; returns the damage dealt."""
     ci, R = K[0], K[2]

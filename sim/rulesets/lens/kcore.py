@@ -194,8 +194,6 @@ def policy_views(P):
             PI[PI[5]:PI[6]], P[2])
 
 
-
-
 @_inline
 def emit(ev, cnt, ctx, code, a, b, c, d, e, f):
     if ctx[TRACING]:

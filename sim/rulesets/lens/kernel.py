@@ -8,15 +8,13 @@ Recovery. The kernel plays skirmish after skirmish of a chunk, each to its end.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from sim import keyed, policy_vm, targeting
 from sim.rulesets.lens.kactions import FLED, beat
 from sim.rulesets.lens.kbeat import FLEE, HOLD_A, observe
 from sim.rulesets.lens.kblows import strike
 from sim.rulesets.lens.kcore import (
-    _inline,
-    _inline_once,
-    _jit,
     cand_of,
     dist_of,
     focus_of,
@@ -131,6 +129,11 @@ from sim.rulesets.lens.ktables import (
     TIMING,
     TIMING_SET,
 )
+
+# How a rule is compiled (kcore's decorators say why).
+_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+_jit = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
+_inline_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 
 BEFORE, AFTER, AUTO = range(3)
 DRAW, UNFINISHED = -1, -2
@@ -453,7 +456,7 @@ def _unchanged(st, snap):
     return same
 
 
-@_jit
+@njit(cache=True, nogil=True, _nrt=False)
 def play_kernel(K, P, seed, first, n, max_rounds, has_start, start, out, winner, rounds, stalled, st, snap, ctx, F,
                 zi, ev, cnt, traced):
     """Play skirmishes first .. first + n - 1 into out (columns OUT_COLUMNS, (k, n, C)),

@@ -6,10 +6,9 @@ damage, not the roll to come (sim/rulesets/lens/policies.py reads the same way).
 """
 from __future__ import annotations
 
+from numba import njit
 
 from sim.rulesets.lens.kcore import (
-    _inline,
-    _jit,
     BODYV,
     EARLY,
     FRESH,
@@ -68,6 +67,10 @@ from sim.rulesets.lens.ktables import (
     W_MISSILE,
     W_REACH,
 )
+
+# How a rule is compiled (kcore's decorators say why).
+_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+_jit = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
 
 ACTIVE_FROM = 2  # Block, Dodge and Parry cost a Momentum; Abjure and Mitigate do not
 
