@@ -372,23 +372,29 @@ def inflict_tags(st, att, who, bits, ctx, ev, cnt):
     inflict(st, who, bits, 0, ctx, ev, cnt)
 
 
+# The two scans below stop at the last condition held: most combatants hold none, and
+# they run at every beat, blow and round start.
 @_inline
 def cond_loss(K, bits, col):
-    """Sum of a condition-table column over the conditions in `bits`."""
+    """Sum of a condition-table column over the conditions in `bits` (bits >= 0)."""
     cond = cond_table(K)
     total = 0
-    for k in range(cond.shape[0]):
+    k = 0
+    while bits >> k and k < cond.shape[0]:
         if bits >> k & 1:
             total += cond[k, col]
+        k += 1
     return total
 
 
 @_inline
 def cond_any(K, bits, col):
     cond = cond_table(K)
-    for k in range(cond.shape[0]):
+    k = 0
+    while bits >> k and k < cond.shape[0]:
         if bits >> k & 1 and cond[k, col]:
             return True
+        k += 1
     return False
 
 
