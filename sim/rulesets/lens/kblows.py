@@ -38,7 +38,7 @@ from sim.rulesets.lens.kcore import (
     cond_any,
     dodge_step,
     emit,
-    free_neighbours,
+    any_free_neighbour,
     savings_row,
     harm,
     inflict,
@@ -135,7 +135,7 @@ def allowed(K, st, who, d, mask, missile, magical):
     if d == DODGE:
         if not mom or cond_any(K, cond, C_NO_DODGE):
             return False
-        return (not R[R_SPATIAL]) or free_neighbours(K, st, who) > 0
+        return (not R[R_SPATIAL]) or any_free_neighbour(K, st, who)
     return (mom and ci[who, HAS_WEAPON] == 1 and not missile and not cond_any(K, cond, C_NO_PARRY)
             and not cond_any(K, cond, C_NO_WEAPON))
 
@@ -154,12 +154,14 @@ def choose_defence(K, st, who, tn, mean, mask, missile, magical, src):
     for d in range(5):
         if d >= BLOCK and not active_ok:
             continue
+        if not ev:  # a table value is cheaper to read than whether the defence is allowed
+            v = saved[d]
+            if v > 0 and (pick < 0 or v > best) and allowed(K, st, who, d, mask, missile, magical):
+                best, pick = v, d
+            continue
         if not allowed(K, st, who, d, mask, missile, magical):
             continue
-        if ev:
-            v = defence_saving(K, who, d, R[R_DEF_AB0 + d], tn, mean, mv, ci[who, TAKE_SAC] == 1, ev)
-        else:
-            v = saved[d]
+        v = defence_saving(K, who, d, R[R_DEF_AB0 + d], tn, mean, mv, ci[who, TAKE_SAC] == 1, ev)
         if v > 0 and (pick < 0 or v > best):
             best, pick = v, d
     return pick

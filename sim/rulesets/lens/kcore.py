@@ -438,6 +438,15 @@ def free_cell(K, st, who, x, y):
 
 
 @_inline
+def any_free_neighbour(K, st, who):
+    """Whether free_neighbours would be above 0, stopping at the first free cell."""
+    for k in range(8):
+        if free_cell(K, st, who, st[PX, who] + NEIGHBOURS_X[k], st[PY, who] + NEIGHBOURS_Y[k]):
+            return True
+    return False
+
+
+@_inline
 def free_neighbours(K, st, who):
     n = 0
     for k in range(8):

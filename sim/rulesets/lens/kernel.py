@@ -324,10 +324,10 @@ def _monsters(K, P, st, F, seed, ctx, ev, cnt):
         if fixed and _surprised(K, m, rnd, True):
             continue
         for j in range(C):
-            cand[j] = (ci[j, SIDE] != ci[m, SIDE] and st[STATUS, j] == STANDING
-                       and distance(K, st, m, j) <= si[s, S_REACH])
+            dd = distance(K, st, m, j)
+            cand[j] = ci[j, SIDE] != ci[m, SIDE] and st[STATUS, j] == STANDING and dd <= si[s, S_REACH]
             health[j] = st[BODYV, j]
-            dist[j] = distance(K, st, m, j)
+            dist[j] = dd
         u = keyed.uniform(seed, ctx[SK], rnd, SITE_MON_TARGET, s, 0) if targeting.count(cand) > 1 else 0.0
         tgt = targeting.choose(wk[1 + 2 * C + m], cand, health, dist, fo[ci[m, SIDE]], u)
         if tgt < 0:
