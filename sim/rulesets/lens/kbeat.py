@@ -117,13 +117,21 @@ def candidates(K, st, c, reach, cand, need_chance, spell):
 
 
 @_inline
+def reads_scores(mode):
+    """Whether targeting.choose reads health or distance in this mode (random and focus
+    read neither), so that filling them can be left out."""
+    return mode == targeting.WEAKEST or mode == targeting.STRONGEST or mode == targeting.NEAREST
+
+
+@_inline
 def pick(K, st, c, mode, cand, F, seed, ctx, site, k):
     """The target among the candidates; the keyed uniform that breaks ties or picks at
     random is drawn only when there are two or more."""
     health, dist = health_of(st, F), dist_of(st, F)
-    for j in range(st.shape[1]):
-        health[j] = st[BODYV, j]
-        dist[j] = distance(K, st, c, j)
+    if reads_scores(mode):
+        for j in range(st.shape[1]):
+            health[j] = st[BODYV, j]
+            dist[j] = distance(K, st, c, j)
     u = keyed.uniform(seed, ctx[SK], ctx[RND], site, c, k) if targeting.count(cand) > 1 else 0.0
     return targeting.choose(mode, cand, health, dist, focus_of(K, ctx)[K[0][c, SIDE]], u)
 

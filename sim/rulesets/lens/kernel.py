@@ -12,7 +12,7 @@ from numba import njit
 
 from sim import keyed, policy_vm, targeting
 from sim.rulesets.lens.kactions import FLED, beat
-from sim.rulesets.lens.kbeat import FLEE, HOLD_A, observe
+from sim.rulesets.lens.kbeat import FLEE, HOLD_A, observe, reads_scores
 from sim.rulesets.lens.kblows import strike
 from sim.rulesets.lens.kcore import (
     cand_of,
@@ -323,11 +323,13 @@ def _monsters(K, P, st, F, seed, ctx, ev, cnt):
             continue
         if fixed and _surprised(K, m, rnd, True):
             continue
+        scores = reads_scores(wk[1 + 2 * C + m])
         for j in range(C):
             dd = distance(K, st, m, j)
             cand[j] = ci[j, SIDE] != ci[m, SIDE] and st[STATUS, j] == STANDING and dd <= si[s, S_REACH]
-            health[j] = st[BODYV, j]
-            dist[j] = dd
+            if scores:
+                health[j] = st[BODYV, j]
+                dist[j] = dd
         u = keyed.uniform(seed, ctx[SK], rnd, SITE_MON_TARGET, s, 0) if targeting.count(cand) > 1 else 0.0
         tgt = targeting.choose(wk[1 + 2 * C + m], cand, health, dist, fo[ci[m, SIDE]], u)
         if tgt < 0:
