@@ -106,19 +106,14 @@ from sim.rulesets.lens.ktables import (
 )
 from sim.rulesets.lens.kvalue import attack_chance, blow_value, momentum_worth, offence_value, tag_gain, uses_spell
 
+# How a rule is compiled (kcore's decorators say why).
 _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-# The rules themselves are compiled once each and called: inlining every rule into every
-# caller made one kernel of some 10 GB of compiler memory.
-_jit = njit(cache=True, nogil=True, _nrt=False)
-# A rule with one call site is inlined all the same: it adds no copy, and saves a call
-# of some 90 machine words.
-# Inlining them too measured +20-26% but a 547 CPU-s cold compile (2.6 GB) against 190,
-# which a fresh CI machine cannot afford; `_inline_once = _inline` brings it back.
-_inline_once = _jit
+_inline_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
+
 FLED = 3
 
 
-@_jit
+@_inline_once
 def helpers(K, st, c, ability, ctx, ev, cnt):
     """Talent-die sides of the ally who Assists and the enemy who Interferes (0: none), paid for.
 
@@ -238,7 +233,7 @@ def _pay(st, c, amount):
     st[SPENT, c] += amount
 
 
-@_jit
+@_inline_once
 def attack(K, st, c, tagged, mode, F, seed, ctx, ev, cnt):
     ci, R, prefix = K[0], K[2], prefix_table(K)
     cand = cand_of(K, st, ctx)
@@ -266,7 +261,7 @@ def attack(K, st, c, tagged, mode, F, seed, ctx, ev, cnt):
            R[R_SLOTS] + c * MAX_BEATS + beat, True, seed, ctx, ev, cnt)
 
 
-@_jit
+@_inline_once
 def cast(K, st, c, mode, F, seed, ctx, ev, cnt):
     ci, R = K[0], K[2]
     cand = cand_of(K, st, ctx)
@@ -304,7 +299,7 @@ def cast(K, st, c, mode, F, seed, ctx, ev, cnt):
            True, seed, ctx, ev, cnt)
 
 
-@_jit
+@_inline_once
 def use(K, st, c, seed, ctx, ev, cnt):
     """Use: a healing item (its size's Momentum, over several beats or rounds when short) or re-arming."""
     ci, cf, R = K[0], K[1], K[2]
@@ -341,7 +336,7 @@ def use(K, st, c, seed, ctx, ev, cnt):
     emit(ev, cnt, ctx, E_USE, c, paid, int(done), gain, st[BODYV, c], st[PROGRESS, c] * 100 + cost)
 
 
-@_jit
+@_inline_once
 def move(K, st, c, mode, F, seed, ctx, ev, cnt):
     """Move its speed per Momentum toward the chosen enemy, stopping within reach."""
     ci, R = K[0], K[2]

@@ -63,18 +63,13 @@ from sim.rulesets.lens.ktables import (
 )
 from sim.rulesets.lens.kvalue import blows_expected, connect_chance, uses_spell
 
+# How a rule is compiled (kcore's decorators say why).
+_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+_inline_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
+
 ATTACK, TAG_ATTACK, CAST_A, USE, MOVE_A, HOLD_A, FLEE = range(7)
 BEFORE, AFTER, AUTO = range(3)
 
-_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-# The rules themselves are compiled once each and called: inlining every rule into every
-# caller made one kernel of some 10 GB of compiler memory.
-_jit = njit(cache=True, nogil=True, _nrt=False)
-# A rule with one call site is inlined all the same: it adds no copy, and saves a call
-# of some 90 machine words.
-# Inlining them too measured +20-26% but a 547 CPU-s cold compile (2.6 GB) against 190,
-# which a fresh CI machine cannot afford; `_inline_once = _inline` brings it back.
-_inline_once = _jit
 
 
 @_inline
@@ -122,13 +117,21 @@ def candidates(K, st, c, reach, cand, need_chance, spell):
 
 
 @_inline
+def reads_scores(mode):
+    """Whether targeting.choose reads health or distance in this mode (random and focus
+    read neither), so that filling them can be left out."""
+    return mode == targeting.WEAKEST or mode == targeting.STRONGEST or mode == targeting.NEAREST
+
+
+@_inline
 def pick(K, st, c, mode, cand, F, seed, ctx, site, k):
     """The target among the candidates; the keyed uniform that breaks ties or picks at
     random is drawn only when there are two or more."""
     health, dist = health_of(st, F), dist_of(st, F)
-    for j in range(st.shape[1]):
-        health[j] = st[BODYV, j]
-        dist[j] = distance(K, st, c, j)
+    if reads_scores(mode):
+        for j in range(st.shape[1]):
+            health[j] = st[BODYV, j]
+            dist[j] = distance(K, st, c, j)
     u = keyed.uniform(seed, ctx[SK], ctx[RND], site, c, k) if targeting.count(cand) > 1 else 0.0
     return targeting.choose(mode, cand, health, dist, focus_of(K, ctx)[K[0][c, SIDE]], u)
 

@@ -38,7 +38,7 @@ from sim.rulesets.lens.kcore import (
     cond_any,
     dodge_step,
     emit,
-    free_neighbours,
+    any_free_neighbour,
     savings_row,
     harm,
     inflict,
@@ -86,19 +86,15 @@ from sim.rulesets.lens.ktables import (
 )
 from sim.rulesets.lens.kvalue import costly_branch, defence_saving, momentum_worth
 
+# How a rule is compiled (kcore's decorators say why).
+_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+_jit = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
+_inline_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
+
 ABJURE, MITIGATE, BLOCK, DODGE, PARRY = range(5)
 ALWAYS, BIG_HITS = 1, 2
 MAX_BEATS = 64
 
-_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-# The rules themselves are compiled once each and called: inlining every rule into every
-# caller made one kernel of some 10 GB of compiler memory.
-_jit = njit(cache=True, nogil=True, _nrt=False)
-# A rule with one call site is inlined all the same: it adds no copy, and saves a call
-# of some 90 machine words.
-# Inlining them too measured +20-26% but a 547 CPU-s cold compile (2.6 GB) against 190,
-# which a fresh CI machine cannot afford; `_inline_once = _inline` brings it back.
-_inline_once = _jit
 
 
 @_inline
@@ -139,7 +135,7 @@ def allowed(K, st, who, d, mask, missile, magical):
     if d == DODGE:
         if not mom or cond_any(K, cond, C_NO_DODGE):
             return False
-        return (not R[R_SPATIAL]) or free_neighbours(K, st, who) > 0
+        return (not R[R_SPATIAL]) or any_free_neighbour(K, st, who)
     return (mom and ci[who, HAS_WEAPON] == 1 and not missile and not cond_any(K, cond, C_NO_PARRY)
             and not cond_any(K, cond, C_NO_WEAPON))
 
@@ -158,18 +154,20 @@ def choose_defence(K, st, who, tn, mean, mask, missile, magical, src):
     for d in range(5):
         if d >= BLOCK and not active_ok:
             continue
+        if not ev:  # a table value is cheaper to read than whether the defence is allowed
+            v = saved[d]
+            if v > 0 and (pick < 0 or v > best) and allowed(K, st, who, d, mask, missile, magical):
+                best, pick = v, d
+            continue
         if not allowed(K, st, who, d, mask, missile, magical):
             continue
-        if ev:
-            v = defence_saving(K, who, d, R[R_DEF_AB0 + d], tn, mean, mv, ci[who, TAKE_SAC] == 1, ev)
-        else:
-            v = saved[d]
+        v = defence_saving(K, who, d, R[R_DEF_AB0 + d], tn, mean, mv, ci[who, TAKE_SAC] == 1, ev)
         if v > 0 and (pick < 0 or v > best):
             best, pick = v, d
     return pick
 
 
-@_jit
+@_inline_once
 def strike(K, st, att, who, damage, mask, missile, magical, mean, blow, defendable, seed, ctx, ev, cnt):
     """A connecting blow of `damage` on `who`; returns the damage dealt."""
     ci, R = K[0], K[2]

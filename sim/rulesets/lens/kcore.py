@@ -66,7 +66,18 @@ DISARMED_BIT = 8
 NEIGHBOURS_X = np.array([1, -1, 0, 0, 1, 1, -1, -1], dtype=np.int64)
 NEIGHBOURS_Y = np.array([0, 0, 1, -1, 1, -1, 1, -1], dtype=np.int64)
 
+# Three ways a rule is compiled. `_inline`: small helpers, inlined into the caller's Numba
+# IR (typed again at every call site). `_jit`: the rules themselves, compiled once each and
+# called; inlining every rule into every caller made one kernel of some 10 GB of compiler
+# memory. `_inline_once`: a rule with one call site on the hot path, compiled once like
+# `_jit` and then inlined by LLVM into its caller (forceinline: the alwaysinline attribute),
+# which saves a call of some 90 machine words without typing the rule again; inlining them
+# in Numba's IR instead (`inline="always"`) measured much the same speed but a 547 CPU-s
+# cold compile. forceinline=False on `_jit` keeps a rule compiled from an inlined one from
+# inheriting the flag.
 _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+_jit = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
+_inline_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 
 
 # The scenario's tables travel as K = (ci, cf, rules) (ktables.pack): ci and cf hold the
@@ -181,11 +192,6 @@ def policy_views(P):
     PI = P[0]
     return (PI[PI[0]:PI[1]], PI[PI[1]:PI[2]], P[1], PI[PI[2]:PI[3]], PI[PI[3]:PI[4]], PI[PI[4]:PI[5]],
             PI[PI[5]:PI[6]], P[2])
-
-
-# The rules themselves are compiled once each and called: inlining every rule into every
-# caller made one kernel of some 10 GB of compiler memory.
-_jit = njit(cache=True, nogil=True, _nrt=False)
 
 
 @_inline
@@ -366,23 +372,29 @@ def inflict_tags(st, att, who, bits, ctx, ev, cnt):
     inflict(st, who, bits, 0, ctx, ev, cnt)
 
 
+# The two scans below stop at the last condition held: most combatants hold none, and
+# they run at every beat, blow and round start.
 @_inline
 def cond_loss(K, bits, col):
-    """Sum of a condition-table column over the conditions in `bits`."""
+    """Sum of a condition-table column over the conditions in `bits` (bits >= 0)."""
     cond = cond_table(K)
     total = 0
-    for k in range(cond.shape[0]):
+    k = 0
+    while bits >> k and k < cond.shape[0]:
         if bits >> k & 1:
             total += cond[k, col]
+        k += 1
     return total
 
 
 @_inline
 def cond_any(K, bits, col):
     cond = cond_table(K)
-    for k in range(cond.shape[0]):
+    k = 0
+    while bits >> k and k < cond.shape[0]:
         if bits >> k & 1 and cond[k, col]:
             return True
+        k += 1
     return False
 
 
@@ -423,6 +435,15 @@ def free_cell(K, st, who, x, y):
         if j != who and st[STATUS, j] == STANDING and st[PX, j] == x and st[PY, j] == y:
             return False
     return True
+
+
+@_inline
+def any_free_neighbour(K, st, who):
+    """Whether free_neighbours would be above 0, stopping at the first free cell."""
+    for k in range(8):
+        if free_cell(K, st, who, st[PX, who] + NEIGHBOURS_X[k], st[PY, who] + NEIGHBOURS_Y[k]):
+            return True
+    return False
 
 
 @_inline

@@ -12,7 +12,7 @@ from numba import njit
 
 from sim import keyed, policy_vm, targeting
 from sim.rulesets.lens.kactions import FLED, beat
-from sim.rulesets.lens.kbeat import FLEE, HOLD_A, observe
+from sim.rulesets.lens.kbeat import FLEE, HOLD_A, observe, reads_scores
 from sim.rulesets.lens.kblows import strike
 from sim.rulesets.lens.kcore import (
     cand_of,
@@ -130,6 +130,11 @@ from sim.rulesets.lens.ktables import (
     TIMING_SET,
 )
 
+# How a rule is compiled (kcore's decorators say why).
+_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+_jit = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
+_inline_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
+
 BEFORE, AFTER, AUTO = range(3)
 DRAW, UNFINISHED = -1, -2
 STALL_ROUNDS = 500
@@ -144,15 +149,6 @@ OUT_ROWS = np.array(_SOURCES, dtype=np.int64)
 START_KEYS = ("body_left", "void", "conditions", "items_left")
 SNAP_ROWS = np.array((STATUS, BODYV, VOID, COND, PX, PY, ITEMS, PROGRESS, FORMED, OWED), dtype=np.int64)
 
-_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-# The rules themselves are compiled once each and called: inlining every rule into every
-# caller made one kernel of some 10 GB of compiler memory.
-_jit = njit(cache=True, nogil=True, _nrt=False)
-# A rule with one call site is inlined all the same: it adds no copy, and saves a call
-# of some 90 machine words.
-# Inlining them too measured +20-26% but a 547 CPU-s cold compile (2.6 GB) against 190,
-# which a fresh CI machine cannot afford; `_inline_once = _inline` brings it back.
-_inline_once = _jit
 
 
 @_inline
@@ -239,7 +235,7 @@ def _update_focus(K, st, seed, ctx, ev, cnt):
             emit(ev, cnt, ctx, E_FOCUS, s, fo[s], 0, 0, 0, 0)
 
 
-@_jit
+@_inline_once
 def _phase(K, P, st, early, F, seed, ctx, ev, cnt):
     ci, R = K[0], K[2]
     for b in range(R[R_BEATS]):
@@ -308,7 +304,7 @@ def _monster_orders(K, P, st, F, ctx):
             wk[1 + C + m] = HOLD_A
 
 
-@_jit
+@_inline_once
 def _monsters(K, P, st, F, seed, ctx, ev, cnt):
     ci, si, R = K[0], slot_table(K), K[2]
     fixed = (R[R_FIXES] & FIX_SURPRISE) != 0
@@ -327,11 +323,13 @@ def _monsters(K, P, st, F, seed, ctx, ev, cnt):
             continue
         if fixed and _surprised(K, m, rnd, True):
             continue
+        scores = reads_scores(wk[1 + 2 * C + m])
         for j in range(C):
-            cand[j] = (ci[j, SIDE] != ci[m, SIDE] and st[STATUS, j] == STANDING
-                       and distance(K, st, m, j) <= si[s, S_REACH])
-            health[j] = st[BODYV, j]
-            dist[j] = distance(K, st, m, j)
+            dd = distance(K, st, m, j)
+            cand[j] = ci[j, SIDE] != ci[m, SIDE] and st[STATUS, j] == STANDING and dd <= si[s, S_REACH]
+            if scores:
+                health[j] = st[BODYV, j]
+                dist[j] = dd
         u = keyed.uniform(seed, ctx[SK], rnd, SITE_MON_TARGET, s, 0) if targeting.count(cand) > 1 else 0.0
         tgt = targeting.choose(wk[1 + 2 * C + m], cand, health, dist, fo[ci[m, SIDE]], u)
         if tgt < 0:
@@ -369,11 +367,12 @@ def play_round(K, P, st, F, seed, ctx, ev, cnt):
     _start_round(K, st, rnd, ctx, ev, cnt)
     if K[2][R_USES_FOCUS] == 1:
         _update_focus(K, st, seed, ctx, ev, cnt)
-    _phase(K, P, st, 1, F, seed, ctx, ev, cnt)
-    emit(ev, cnt, ctx, E_PHASE, 0, 0, 0, 0, 0, 0)
-    _monsters(K, P, st, F, seed, ctx, ev, cnt)
-    emit(ev, cnt, ctx, E_PHASE, 1, 0, 0, 0, 0, 0)
-    _phase(K, P, st, 0, F, seed, ctx, ev, cnt)
+    for early in range(1, -1, -1):  # one call site, so the phase is inlined once
+        _phase(K, P, st, early, F, seed, ctx, ev, cnt)
+        if early == 1:
+            emit(ev, cnt, ctx, E_PHASE, 0, 0, 0, 0, 0, 0)
+            _monsters(K, P, st, F, seed, ctx, ev, cnt)
+            emit(ev, cnt, ctx, E_PHASE, 1, 0, 0, 0, 0, 0)
     _end_round(K, st, ctx, ev, cnt)
 
 
@@ -403,7 +402,7 @@ def _place(K, st, zi, seed, ctx, ev, cnt):
             emit(ev, cnt, ctx, E_START, i, st[PX, i], st[PY, i], 0, 0, 0)
 
 
-@_jit
+@_inline_once
 def _begin(K, st, has_start, start, row, zi, seed, ctx, ev, cnt):
     ci, R = K[0], K[2]
     st[:, :] = 0

@@ -68,10 +68,10 @@ from sim.rulesets.lens.ktables import (
     W_REACH,
 )
 
+# How a rule is compiled (kcore's decorators say why).
 _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-# Called, not inlined: they sit under every valuation, and inlined copies of copies made the
-# kernel take minutes to compile.
-_jit = njit(cache=True, nogil=True, _nrt=False)
+_jit = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
+
 ACTIVE_FROM = 2  # Block, Dodge and Parry cost a Momentum; Abjure and Mitigate do not
 
 

@@ -55,7 +55,7 @@ def _run(setup, seed: int, first: int, n: int, max_rounds: int, start, traced: i
     kt, K, P = _tables(setup)
     C = kt.ci.shape[0]
     has_start, start_arr = _start_array(start, n, C)
-    out = np.zeros((len(KN.OUT_COLUMNS), n, C), np.int64)
+    out = np.zeros((len(KN.OUT_COLUMNS), n, C), np.int32)  # written as returned: no copy, half the fresh pages
     winner = np.zeros(n, np.int64)
     rounds = np.zeros(n, np.int64)
     stalled = np.zeros(1, np.int64)
@@ -68,7 +68,7 @@ def _run(setup, seed: int, first: int, n: int, max_rounds: int, start, traced: i
     zi = np.zeros(max(kt.zones.shape[1], 1), np.int64)
     KN.play_kernel(K, P, np.uint64(seed), first, n, max_rounds, has_start, start_arr, out, winner, rounds, stalled,
                    st, snap, ctx, F, zi, ev, cnt, traced)
-    per = {name: out[k].astype(np.int32) for k, name in enumerate(KN.OUT_COLUMNS)}
+    per = {name: out[k] for k, name in enumerate(KN.OUT_COLUMNS)}
     per["final_state"] = out[KN.OUT_COLUMNS.index("final_state")].astype(np.int8)
     per["bracket"] = out[KN.OUT_COLUMNS.index("bracket")].astype(np.int8)
     o = Outcome(winner=winner.astype(np.int16), rounds=rounds.astype(np.int32), per_combatant=per)
