@@ -52,7 +52,8 @@ _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
 # Rule steps are compiled one by one and called (LLVM still inlines the small ones):
 # inlining them all at the Numba level made one function so large that its compile
 # took many minutes and gigabytes.
-_step = njit(cache=True, nogil=True, _nrt=False)
+_step = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
+_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 # A literal argument (0, True, a module constant) makes Numba compile a step again for
 # that value: calls pass np.int64 / np.bool_ so each step compiles once.
 
@@ -399,7 +400,7 @@ def attack(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, verb):
         run_scans(X[XP])
 
 
-@_step
+@_once
 def _blow(PK, att, tgt, w, off_bonus, dmg_bonus, verb):
     T, X = unpack(PK)
     G, seed, ev, cnt = context(PK)

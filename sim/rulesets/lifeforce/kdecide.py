@@ -37,7 +37,8 @@ _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
 # Rule steps are compiled one by one and called (LLVM still inlines the small ones):
 # inlining them all at the Numba level made one function so large that its compile
 # took many minutes and gigabytes.
-_step = njit(cache=True, nogil=True, _nrt=False)
+_step = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
+_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 
 
 @_inline
@@ -163,7 +164,7 @@ def block_in_time(T, X, a):
     return True
 
 
-@_step
+@_once
 def observe(PK, G, a, nearest):
     """Fill the observations a's rules read (and only those)."""
     T, X = unpack(PK)
@@ -314,7 +315,7 @@ def _guard(T, X, G, seed, a, in_reach, reach, shoots, d, rng, prep, pap):
     return HOLD, NO_MOVE
 
 
-@_step
+@_once
 def grapple_pays(PK, a, b):
     """Engage only when the contested Athletics check is at least as likely won as not
     (the engager must beat the defender: a tie fails, or is rolled again under
@@ -332,7 +333,7 @@ def grapple_pays(PK, a, b):
     return wins >= losses if R[R_GRAPPLE_REROLL] else wins >= losses + ties
 
 
-@_step
+@_once
 def _scripted(PK, G, seed, a, desired, move, goal, stop, why, reach, rng, melee_now, nearest):
     T, X = unpack(PK)
     K, COND = T[0], T[3]

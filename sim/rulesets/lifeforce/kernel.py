@@ -32,7 +32,7 @@ _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
 # Rule steps are compiled one by one and called (LLVM still inlines the small ones):
 # inlining them all at the Numba level made one function so large that its compile
 # took many minutes and gigabytes.
-_step = njit(cache=True, nogil=True, _nrt=False)
+_step = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
 
 
 @_inline

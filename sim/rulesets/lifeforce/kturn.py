@@ -27,11 +27,12 @@ _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
 # Rule steps are compiled one by one and called (LLVM still inlines the small ones):
 # inlining them all at the Numba level made one function so large that its compile
 # took many minutes and gigabytes.
-_step = njit(cache=True, nogil=True, _nrt=False)
+_step = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
+_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 TIE_RETRIES = 16  # rerolled ties: sixteen in a row is as good as never
 
 
-@_step
+@_once
 def take_turn(PK, a):
     T, X = unpack(PK)
     G, seed, ev, cnt = context(PK)
@@ -239,7 +240,7 @@ def _grapple_die(T, G, seed, a, ordinal, k):
     return keyed.die(T[2][R_ATTACK_DIE], seed, G[0], G[1], A.SITE_GRAPPLE, a, ordinal * 64 + k)
 
 
-@_step
+@_once
 def engage(PK, a, tgt, adjacent):
     """1 AP: contested Athletics (with Offence bonuses) to start a grapple as its dominant side."""
     T, X = unpack(PK)
