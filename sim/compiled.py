@@ -10,9 +10,9 @@ an upgrade, lands in a fresh folder and the rules are compiled anew. The folder 
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
-import re
 import sys
 import time
 from pathlib import Path
@@ -21,20 +21,32 @@ _PACKAGE = Path(__file__).resolve().parent
 _ENV = "SKIRMISH_CACHE_DIR"
 
 
-_IMPORT = re.compile(r"^\s*(?:from\s+(sim(?:\.\w+)*)\s+import\s+([\w\s,()]+)|import\s+(sim(?:\.\w+)*))", re.M)
+def _sim_modules(text: str) -> list[str]:
+    """The dotted `sim...` names a source imports (a module, or a name that may be one)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and \
+                (node.module == "sim" or node.module.startswith("sim.")):
+            names += [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            names += [a.name for a in node.names if a.name == "sim" or a.name.startswith("sim.")]
+    return names
 
 
 def _imported_files(text: str, package: Path) -> list[Path]:
+    # Read with ast, not a pattern: a pattern over `from ... import (...)` ran across line
+    # ends and swallowed the next import, so a module imported there went unfingerprinted.
     found = []
-    for match in _IMPORT.finditer(text):
-        module = match.group(1) or match.group(3)
-        names = (match.group(2) or "").replace("(", " ").replace(")", " ").split(",")
-        for dotted in [module] + [f"{module}.{n.split()[0]}" for n in names if n.split()]:
-            parts = dotted.split(".")[1:]
-            if not parts:
-                continue
-            rel = Path(*parts)
-            found += [p for p in (package / rel.with_suffix(".py"), package / rel / "__init__.py") if p.exists()]
+    for dotted in _sim_modules(text):
+        parts = dotted.split(".")[1:]
+        if not parts:
+            continue
+        rel = Path(*parts)
+        found += [p for p in (package / rel.with_suffix(".py"), package / rel / "__init__.py") if p.exists()]
     return found
 
 

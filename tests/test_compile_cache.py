@@ -76,3 +76,22 @@ def test_the_fingerprint_follows_rule_files_and_ignores_the_rest(tmp_path):
     layout = tree / "rulesets" / "lifeforce" / "layout.py"
     layout.write_text(layout.read_text() + "\n# a rule edit\n")
     assert source_fingerprint(tree) != before
+
+
+def test_an_import_on_the_line_after_another_is_followed(tmp_path):
+    # The scan once read imports with a pattern that ran across the line end of
+    # `from sim import keyed` and swallowed the next line, so `tables` went unfingerprinted.
+    from sim.compiled import kernel_sources
+
+    tree = tmp_path / "sim"
+    (tree / "rules").mkdir(parents=True)
+    (tree / "__init__.py").write_text("")
+    (tree / "keyed.py").write_text("X = 1\n")
+    (tree / "rules" / "__init__.py").write_text("")
+    (tree / "rules" / "tables.py").write_text("LIMIT = 3\n")
+    (tree / "rules" / "other.py").write_text("Y = 2\n")
+    (tree / "rules" / "kernel.py").write_text(
+        "from numba import njit\nfrom sim import keyed\nfrom sim.rules.tables import (\n    LIMIT)\n"
+        "import sim.rules.other\n")
+    names = {str(p.relative_to(tree)) for p in kernel_sources(tree)}
+    assert {"rules/kernel.py", "keyed.py", "rules/tables.py", "rules/other.py"} <= names
