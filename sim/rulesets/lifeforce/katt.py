@@ -278,7 +278,7 @@ def apply_stunts(T, X, G, seed, ev, cnt, att, tgt, w, total, ordinal):
             queue_scan(X[XP], att, np.int64(TRIGGER_STEPS))  # struck once this blow is over (attack, below)
 
 
-@_step
+@_once
 def queue_scan(PK, mover, trigger):
     """Queue the Attacks of Opportunity a move provokes; whether any enemy could strike.
     Q[0, Q_DIST:] holds the distances from each creature to the mover before it moved; as
@@ -421,7 +421,7 @@ def _blow(PK, att, tgt, w, off_bonus, dmg_bonus, verb):
     knock_down(R, S, G, tgt, ev, cnt)
 
 
-@_step
+@_once
 def run_scans(PK):
     """Work through queued scans: every enemy that had the mover in reach strikes, by its
     readied action or its Reaction, while both stand."""

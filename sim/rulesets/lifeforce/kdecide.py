@@ -64,7 +64,7 @@ def tie_noise(CAND, G, seed, a, purpose):
     return noise(G, seed, a, purpose) if targeting.count(CAND) > 1 else 0.0
 
 
-@_step
+@_once
 def pick_target(PK, G, seed, a, mode):
     """A new target by mode; a side without a standing focus adopts a focus-mode pick."""
     T, X = unpack(PK)

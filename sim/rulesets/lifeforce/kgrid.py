@@ -26,6 +26,7 @@ _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
 # inlining them all at the Numba level made one function so large that its compile
 # took many minutes and gigabytes.
 _step = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
+_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 
 
 @_inline
@@ -66,7 +67,7 @@ def _blocked(S, who, x, y):
     return False
 
 
-@_step
+@_once
 def walk(S, who, goal, allowance, stop, away, kind, width, height):
     """Move `who` toward (or away from) combatant `goal` up to `allowance` cells, stopping
     toward within `stop`. Returns the cells spent."""
