@@ -11,9 +11,9 @@ for `perf report`. With `--lines` the rules are compiled afresh with line inform
 and `addr2line` maps each sample to its source line. Optimised code moves instructions
 between neighbouring lines, so read the line table by region, not by the single line.
 
-The timed part is `ruleset.play` on chunks of `-n` skirmishes, `--repeat` times, as a
-worker plays them; setup and the compile are outside the samples' window only in the
-function table's percentages (they are of samples in compiled code).
+The profiled work is `ruleset.play` on chunks of `-n` skirmishes, `--repeat` times, as a
+worker plays them. Imports, setup and any compile are sampled too, but the shares in both
+tables are of the samples in compiled code, which leaves them out.
 """
 from __future__ import annotations
 
