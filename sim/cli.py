@@ -46,15 +46,19 @@ def scenario_files(paths) -> list[Path]:
     return files
 
 
-def parse_sets(items) -> dict:
+def parse_assignments(items, option: str, form: str, example: str) -> dict:
+    """`--set` / `--vary` items "PATH=VALUE" as {path: value}; ScenarioError naming the form."""
     out = {}
     for item in items:
         if "=" not in item:
-            raise ScenarioError(f"--set '{item}' needs the form PATH=VALUE, e.g. "
-                                "--set sides.yeti.combatants[Yeti].defense=4.")
+            raise ScenarioError(f"{option} '{item}' needs the form {form}, e.g. {example}.")
         path, value = item.split("=", 1)
         out[path.strip()] = value
     return out
+
+
+def parse_sets(items) -> dict:
+    return parse_assignments(items, "--set", "PATH=VALUE", "--set sides.yeti.combatants[Yeti].defense=4")
 
 
 # Whether the CLI is the process itself (`skirmish ...`) rather than called by another

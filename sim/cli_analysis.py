@@ -13,8 +13,8 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from sim.cli import (EXIT_NOT_REACHED, EXIT_STATUSES, JOBS, ROUNDS, SEED, SKIRMISHES, main, parse_sets,
-                     scenario_files, writable_file_option, writable_folder_option)
+from sim.cli import (EXIT_NOT_REACHED, EXIT_STATUSES, JOBS, ROUNDS, SEED, SKIRMISHES, main, parse_assignments,
+                     parse_sets, scenario_files, writable_file_option, writable_folder_option)
 from sim.errors import ScenarioError
 
 
@@ -126,14 +126,8 @@ def signed(d, lo, hi) -> str:
 
 
 def parse_vary(items) -> dict:
-    out = {}
-    for item in items:
-        if "=" not in item:
-            raise ScenarioError(f"--vary '{item}' needs the form PATH=VALUES, e.g. "
-                                "--vary 'sides.yeti.combatants[Yeti].defense=0..6' or ...damage=d6,d8,d10.")
-        path, values = item.split("=", 1)
-        out[path.strip()] = values
-    return out
+    return parse_assignments(items, "--vary", "PATH=VALUES", "--vary 'sides.yeti.combatants[Yeti].defense=0..6' "
+                             "or ...damage=d6,d8,d10")
 
 
 @main.command(epilog=EXIT_STATUSES)
