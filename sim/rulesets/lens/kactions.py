@@ -178,14 +178,17 @@ def _help_pays(K, st, c, j, ability, kind):
 
 
 @_inline
-def connects(K, st, c, eff, mean_hit, ctx, ev, cnt):
-    """Whether an attack-like roll hits, paying a Sacrifice's second Momentum where it is taken."""
+def connects(K, st, c, eff, tgt, mask, spell, ctx, ev, cnt):
+    """Whether an attack-like roll hits, paying a Sacrifice's second Momentum where it is taken.
+    What the hit is worth (the default play's question) is worked out only when asked:
+    against a character it weighs every defence of the target's."""
     ci, R = K[0], K[2]
     hit = eff >= 2
     paid = 0
     if eff == 1:
         take = ci[c, TAKE_SAC] == 1
         if ci[c, EV] == 1:
+            mean_hit = K[1][c, SP_MEAN] if spell else blow_value(K, c, tgt, mask)
             take = mean_hit > momentum_worth(K, st, c)
         if take:
             # fixed: Momentum held back for defence is not spent on it
@@ -267,7 +270,7 @@ def attack(K, st, c, tagged, mode, F, seed, ctx, ev, cnt):
     assist, interfere = helpers(K, st, c, R[R_WEAPON_USE], ctx, ev, cnt)
     eff = challenge_drawn(K, c, R[R_WEAPON_USE], ci[tgt, DEFENSE], assist, interfere, drawn(dr, 0), seed, ctx,
                           SITE_ATTACK, c, beat * 8, ev, cnt)
-    if not connects(K, st, c, eff, blow_value(K, c, tgt, prefix[c, k]), ctx, ev, cnt):
+    if not connects(K, st, c, eff, tgt, prefix[c, k], False, ctx, ev, cnt):
         return
     st[HITS, c] += 1
     blow = R[R_SLOTS] + c * MAX_BEATS + beat
@@ -315,7 +318,7 @@ def cast(K, st, c, mode, F, seed, ctx, ev, cnt):
     assist, interfere = helpers(K, st, c, school, ctx, ev, cnt)
     eff = challenge_drawn(K, c, school, ci[tgt, ABJ_TN], assist, interfere, drawn(dr, 0), seed, ctx, SITE_CAST, c,
                           beat * 8, ev, cnt)
-    if not connects(K, st, c, eff, K[1][c, SP_MEAN], ctx, ev, cnt):
+    if not connects(K, st, c, eff, tgt, 0, True, ctx, ev, cnt):
         return
     st[HITS, c] += 1
     blow = R[R_SLOTS] + c * MAX_BEATS + beat
@@ -388,8 +391,22 @@ def move(K, st, c, mode, F, seed, ctx, ev, cnt):
         st[TURN_OVER, c] = 1
 
 
+@_inline
+def _nothing_to_spend(K, st, c):
+    """Whether a family's character (not scripted, not the default play) must hold: no
+    Momentum beyond what it keeps for defence, and no free draught. Every character's
+    last beat of a phase is such a beat."""
+    ci = K[0]
+    if ci[c, SCRIPTED] == 1 or ci[c, EV] == 1:
+        return False
+    return st[MOM, c] - held(K, st, c) < 1 and not (st[ITEMS, c] > 0 and ci[c, ITEM_COST] == 0)
+
+
 @_inline_once
 def beat(K, P, st, c, F, seed, ctx, ev, cnt):
+    if _nothing_to_spend(K, st, c):
+        st[TURN_OVER, c] = 1  # what decide would choose, without its scans
+        return
     action = decide(K, P, st, c, F, ctx)
     mode = work_of(K, st, ctx)[0]
     if action == ATTACK or action == TAG_ATTACK:
