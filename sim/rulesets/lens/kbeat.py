@@ -162,7 +162,11 @@ def decide(K, P, st, c, F, ctx):
             if ci[j, SIDE] == ci[c, SIDE] and ci[j, IS_CHAR] == 1 and st[STATUS, j] == STANDING:
                 allies += 1
         alone = allies <= 1
-    frac = st[BODYV, c] / ci[c, BODY]
+    # The division waits ~15 cycles; its quotient is read only by a draught, a Recovery
+    # threshold above 0 or the policy machine (health below 0 only after an odd heal).
+    frac = 0.0
+    if st[ITEMS, c] > 0 or cf[c, RECOVER_BELOW] > 0 or ci[c, SCRIPTED] == 1 or st[BODYV, c] < 0:
+        frac = st[BODYV, c] / ci[c, BODY]
     left = st[MOM, c] - held(K, st, c)
     any_foe, in_reach, cast_reach = False, False, False
     spell = uses_spell(K, c)

@@ -30,6 +30,7 @@ from sim.rulesets.lens.ktables import (
     R_SLOTS,
     ARMOR,
     BODY,
+    C_ATTACKS,
     C_LOSS,
     IS_CHAR,
     R_CHALLENGE,
@@ -437,6 +438,20 @@ def cond_loss(K, bits, col):
             total += cond[k, col]
         k += 1
     return total
+
+
+@_inline
+def cond_losses(K, bits):
+    """cond_loss of C_LOSS and of C_ATTACKS, in one scan."""
+    cond = cond_table(K)
+    mom, attacks = 0, 0
+    k = 0
+    while bits >> k and k < cond.shape[0]:
+        if bits >> k & 1:
+            mom += cond[k, C_LOSS]
+            attacks += cond[k, C_ATTACKS]
+        k += 1
+    return mom, attacks
 
 
 @_inline

@@ -76,7 +76,7 @@ from sim.rulesets.lens.kcore import (
     TURN_OVER,
     VOID,
     challenge,
-    cond_loss,
+    cond_losses,
     distance,
     emit,
     draw_ahead,
@@ -92,8 +92,6 @@ from sim.rulesets.lens.ktables import (
     AUTO_CAST,
     BODY,
     BONUS,
-    C_ATTACKS,
-    C_LOSS,
     EV,
     FIX_OFF_BALANCE,
     FIX_SURPRISE,
@@ -174,8 +172,7 @@ def _start_round(K, st, rnd, ctx, ev, cnt):
     off_balance_fixed = (R[R_FIXES] & FIX_OFF_BALANCE) != 0
     lasting = R[R_LASTING]
     for i in range(st.shape[1]):
-        loss = cond_loss(K, st[FRESH, i], C_LOSS)
-        st[LOST, i] = cond_loss(K, st[FRESH, i], C_ATTACKS)
+        loss, st[LOST, i] = cond_losses(K, st[FRESH, i])
         st[FRESH, i] = 0
         st[COND, i] &= lasting
         standing = st[STATUS, i] == STANDING
