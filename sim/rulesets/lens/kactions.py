@@ -9,7 +9,7 @@ from __future__ import annotations
 from numba import njit
 
 from sim.rulesets.lens.kbeat import ATTACK, CAST_A, FLEE, MOVE_A, TAG_ATTACK, USE, candidates, decide, held, pick, spare
-from sim.rulesets.lens.kblows import MAX_BEATS, strike
+from sim.rulesets.lens.kblows import DEFENCE_ROOM, MAX_BEATS, strike
 from sim.rulesets.lens.kcore import (
     cand_of,
     work_of,
@@ -38,6 +38,7 @@ from sim.rulesets.lens.kcore import (
     RND,
     SITE_ATTACK,
     SITE_CAST,
+    SITE_DEFEND,
     SITE_FORM,
     SITE_ITEM,
     SITE_SPELL,
@@ -48,10 +49,15 @@ from sim.rulesets.lens.kcore import (
     STATUS,
     TURN_OVER,
     challenge,
+    challenge_drawn,
     cond_any,
+    draw_ahead,
+    drawn,
+    drawn_of,
     emit,
     helped_chances,
     roll_dice,
+    roll_drawn,
     walk,
 )
 from sim.rulesets.lens.ktables import (
@@ -75,6 +81,7 @@ from sim.rulesets.lens.ktables import (
     ITEM_COST,
     R_BOTCH_ENDS,
     R_FIXES,
+    R_HELP,
     R_SAC_OWE,
     R_SLOTS,
     R_SOURCE,
@@ -122,6 +129,8 @@ def helpers(K, st, c, ability, ctx, ev, cnt):
     ci = K[0]
     out_a, out_i = 0, 0
     for kind in range(2):
+        if not (K[2][R_HELP] >> kind) & 1:
+            continue  # nobody in the scenario ever gives this help
         flag = ASSIST if kind == 0 else INTERFERE
         best, who = 0, -1
         for j in range(st.shape[1]):
@@ -169,14 +178,17 @@ def _help_pays(K, st, c, j, ability, kind):
 
 
 @_inline
-def connects(K, st, c, eff, mean_hit, ctx, ev, cnt):
-    """Whether an attack-like roll hits, paying a Sacrifice's second Momentum where it is taken."""
+def connects(K, st, c, eff, tgt, mask, spell, ctx, ev, cnt):
+    """Whether an attack-like roll hits, paying a Sacrifice's second Momentum where it is taken.
+    What the hit is worth (the default play's question) is worked out only when asked:
+    against a character it weighs every defence of the target's."""
     ci, R = K[0], K[2]
     hit = eff >= 2
     paid = 0
     if eff == 1:
         take = ci[c, TAKE_SAC] == 1
         if ci[c, EV] == 1:
+            mean_hit = K[1][c, SP_MEAN] if spell else blow_value(K, c, tgt, mask)
             take = mean_hit > momentum_worth(K, st, c)
         if take:
             # fixed: Momentum held back for defence is not spent on it
@@ -216,15 +228,17 @@ def tags_to_attach(K, st, c, tgt, budget):
 
 
 @_inline
-def _no_target(K, st, c, reach, cand, spell, ctx, ev, cnt):
-    """True when nobody can be attacked; fixed: enemies in reach at a 0% chance end the turn."""
+def _targets(K, st, c, reach, cand, spell, ctx, ev, cnt):
+    """How many enemies can be attacked (marked in cand); fixed: when there are enemies in
+    reach only at a 0% chance, none, and the turn ends."""
     fixed = (K[2][R_FIXES] & FIX_ZERO_CHANCE) != 0
-    if candidates(K, st, c, reach, cand, fixed, spell):
-        return False
-    if fixed and candidates(K, st, c, reach, cand, False, spell):
+    m = candidates(K, st, c, reach, cand, fixed, spell)
+    if m > 0:
+        return m
+    if fixed and candidates(K, st, c, reach, cand, False, spell) > 0:
         emit(ev, cnt, ctx, E_NO_CHANCE, c, int(spell), 0, 0, 0, 0)
         st[TURN_OVER, c] = 1
-    return True
+    return 0
 
 
 @_inline
@@ -240,9 +254,13 @@ def attack(K, st, c, tagged, mode, F, seed, ctx, ev, cnt):
     if ci[c, HAS_WEAPON] == 0 or cond_any(K, st[COND, c], C_NO_WEAPON) or st[MOM, c] < 1:
         return
     beat = ctx[BEAT]
-    if _no_target(K, st, c, ci[c, W_REACH], cand, False, ctx, ev, cnt):
+    dr = drawn_of(K, st, ctx)  # the roll's and the damage's first blocks, drawn ahead
+    draw_ahead(dr, 0, seed, ctx, SITE_ATTACK, c, beat * 2)
+    draw_ahead(dr, 1, seed, ctx, SITE_WEAPON, c, beat * 32)
+    m = _targets(K, st, c, ci[c, W_REACH], cand, False, ctx, ev, cnt)
+    if m == 0:
         return
-    tgt = pick(K, st, c, mode, cand, F, seed, ctx, SITE_TARGET, beat)
+    tgt = pick(K, st, c, mode, cand, m, F, seed, ctx, SITE_TARGET, beat)
     if tgt < 0:
         return
     k = tags_to_attach(K, st, c, tgt, spare(K, st, c) - 1) if tagged else 0
@@ -250,15 +268,19 @@ def attack(K, st, c, tagged, mode, F, seed, ctx, ev, cnt):
     st[ATTACKS, c] += 1
     emit(ev, cnt, ctx, E_ATTACK, c, tgt, prefix[c, k], ci[tgt, DEFENSE], st[MOM, c], 0)
     assist, interfere = helpers(K, st, c, R[R_WEAPON_USE], ctx, ev, cnt)
-    eff = challenge(K, c, R[R_WEAPON_USE], ci[tgt, DEFENSE], assist, interfere, seed, ctx, SITE_ATTACK, c,
-                    beat * 8, ev, cnt)
-    if not connects(K, st, c, eff, blow_value(K, c, tgt, prefix[c, k]), ctx, ev, cnt):
+    eff = challenge_drawn(K, c, R[R_WEAPON_USE], ci[tgt, DEFENSE], assist, interfere, drawn(dr, 0), seed, ctx,
+                          SITE_ATTACK, c, beat * 8, ev, cnt)
+    if not connects(K, st, c, eff, tgt, prefix[c, k], False, ctx, ev, cnt):
         return
     st[HITS, c] += 1
+    blow = R[R_SLOTS] + c * MAX_BEATS + beat
+    if ci[tgt, IS_CHAR] == 1:
+        draw_ahead(dr, DEFENCE_ROOM, seed, ctx, SITE_DEFEND, blow, 0)
     extra = 1 if eff == 3 and (k < ci[c, TAG_CAP] or R[R_TRIUMPH_OVER] == 1) else 0
-    dmg = roll_dice(ci[c, W_COUNT], ci[c, W_SIDES], ci[c, W_BONUS], seed, ctx, SITE_WEAPON, c, beat * 128)
+    dmg = roll_drawn(drawn(dr, 1), ci[c, W_COUNT], ci[c, W_SIDES], ci[c, W_BONUS], seed, ctx, SITE_WEAPON, c,
+                     beat * 128)
     strike(K, st, c, tgt, dmg, prefix[c, min(k + extra, 6)], ci[c, W_MISSILE] == 1, False, K[1][c, W_MEAN],
-           R[R_SLOTS] + c * MAX_BEATS + beat, True, seed, ctx, ev, cnt)
+           blow, True, seed, ctx, ev, cnt)
 
 
 @_inline_once
@@ -280,9 +302,13 @@ def cast(K, st, c, mode, F, seed, ctx, ev, cnt):
             st[FORMED, c] = 1
         emit(ev, cnt, ctx, E_FORM, c, int(formed), ci[c, SPELL_TN], 0, 0, 0)
         return
-    if _no_target(K, st, c, ci[c, SPELL_RANGE], cand, True, ctx, ev, cnt):
+    dr = drawn_of(K, st, ctx)  # the roll's and the damage's first blocks, drawn ahead
+    draw_ahead(dr, 0, seed, ctx, SITE_CAST, c, beat * 2)
+    draw_ahead(dr, 1, seed, ctx, SITE_SPELL, c, beat * 32)
+    m = _targets(K, st, c, ci[c, SPELL_RANGE], cand, True, ctx, ev, cnt)
+    if m == 0:
         return
-    tgt = pick(K, st, c, mode, cand, F, seed, ctx, SITE_TARGET, beat)
+    tgt = pick(K, st, c, mode, cand, m, F, seed, ctx, SITE_TARGET, beat)
     if tgt < 0 or st[MOM, c] < 1:
         return
     _pay(st, c, 1)
@@ -290,13 +316,17 @@ def cast(K, st, c, mode, F, seed, ctx, ev, cnt):
     school = ci[c, SPELL_SCHOOL]
     emit(ev, cnt, ctx, E_CAST, c, tgt, school, ci[tgt, ABJ_TN], st[MOM, c], 0)
     assist, interfere = helpers(K, st, c, school, ctx, ev, cnt)
-    eff = challenge(K, c, school, ci[tgt, ABJ_TN], assist, interfere, seed, ctx, SITE_CAST, c, beat * 8, ev, cnt)
-    if not connects(K, st, c, eff, K[1][c, SP_MEAN], ctx, ev, cnt):
+    eff = challenge_drawn(K, c, school, ci[tgt, ABJ_TN], assist, interfere, drawn(dr, 0), seed, ctx, SITE_CAST, c,
+                          beat * 8, ev, cnt)
+    if not connects(K, st, c, eff, tgt, 0, True, ctx, ev, cnt):
         return
     st[HITS, c] += 1
-    dmg = roll_dice(ci[c, SP_COUNT], ci[c, SP_SIDES], ci[c, SP_BONUS], seed, ctx, SITE_SPELL, c, beat * 128)
-    strike(K, st, c, tgt, dmg, ci[c, SPELL_MASK], False, True, K[1][c, SP_MEAN], R[R_SLOTS] + c * MAX_BEATS + beat,
-           True, seed, ctx, ev, cnt)
+    blow = R[R_SLOTS] + c * MAX_BEATS + beat
+    if ci[tgt, IS_CHAR] == 1:
+        draw_ahead(dr, DEFENCE_ROOM, seed, ctx, SITE_DEFEND, blow, 0)
+    dmg = roll_drawn(drawn(dr, 1), ci[c, SP_COUNT], ci[c, SP_SIDES], ci[c, SP_BONUS], seed, ctx, SITE_SPELL, c,
+                     beat * 128)
+    strike(K, st, c, tgt, dmg, ci[c, SPELL_MASK], False, True, K[1][c, SP_MEAN], blow, True, seed, ctx, ev, cnt)
 
 
 @_inline_once
@@ -346,9 +376,11 @@ def move(K, st, c, mode, F, seed, ctx, ev, cnt):
         st[TURN_OVER, c] = 1  # everyone is engaged: nowhere to go
         return
     cand = cand_of(K, st, ctx)
+    m = 0
     for j in range(st.shape[1]):
         cand[j] = ci[j, SIDE] != ci[c, SIDE] and st[STATUS, j] == STANDING
-    tgt = pick(K, st, c, mode, cand, F, seed, ctx, SITE_TARGET, ctx[BEAT])
+        m += cand[j]
+    tgt = pick(K, st, c, mode, cand, m, F, seed, ctx, SITE_TARGET, ctx[BEAT])
     if tgt < 0:
         return
     stop = max(ci[c, SPELL_RANGE] if uses_spell(K, c) else ci[c, W_REACH], 1)
@@ -359,8 +391,22 @@ def move(K, st, c, mode, F, seed, ctx, ev, cnt):
         st[TURN_OVER, c] = 1
 
 
+@_inline
+def _nothing_to_spend(K, st, c):
+    """Whether a family's character (not scripted, not the default play) must hold: no
+    Momentum beyond what it keeps for defence, and no free draught. Every character's
+    last beat of a phase is such a beat."""
+    ci = K[0]
+    if ci[c, SCRIPTED] == 1 or ci[c, EV] == 1:
+        return False
+    return st[MOM, c] - held(K, st, c) < 1 and not (st[ITEMS, c] > 0 and ci[c, ITEM_COST] == 0)
+
+
 @_inline_once
 def beat(K, P, st, c, F, seed, ctx, ev, cnt):
+    if _nothing_to_spend(K, st, c):
+        st[TURN_OVER, c] = 1  # what decide would choose, without its scans
+        return
     action = decide(K, P, st, c, F, ctx)
     mode = work_of(K, st, ctx)[0]
     if action == ATTACK or action == TAG_ATTACK:

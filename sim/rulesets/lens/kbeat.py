@@ -101,9 +101,9 @@ def _reach_of(K, c, spell):
 
 @_inline
 def candidates(K, st, c, reach, cand, need_chance, spell):
-    """Mark the standing enemies within reach (and, fixed, with a chance to connect)."""
+    """Mark the standing enemies within reach (and, fixed, with a chance to connect); how many."""
     ci, R = K[0], K[2]
-    found = False
+    found = 0
     for j in range(st.shape[1]):
         ok = ci[j, SIDE] != ci[c, SIDE] and st[STATUS, j] == STANDING and distance(K, st, c, j) <= reach
         if ok and need_chance:
@@ -112,7 +112,7 @@ def candidates(K, st, c, reach, cand, need_chance, spell):
             else:
                 ok = connect_chance(K, c, R[R_WEAPON_USE], ci[j, DEFENSE], ci[c, TAKE_SAC] == 1) > 0
         cand[j] = ok
-        found = found or ok
+        found += ok
     return found
 
 
@@ -124,16 +124,29 @@ def reads_scores(mode):
 
 
 @_inline
-def pick(K, st, c, mode, cand, F, seed, ctx, site, k):
-    """The target among the candidates; the keyed uniform that breaks ties or picks at
+def pick(K, st, c, mode, cand, m, F, seed, ctx, site, k):
+    """The target among the m candidates; the keyed uniform that breaks ties or picks at
     random is drawn only when there are two or more."""
     health, dist = health_of(st, F), dist_of(st, F)
     if reads_scores(mode):
         for j in range(st.shape[1]):
             health[j] = st[BODYV, j]
             dist[j] = distance(K, st, c, j)
-    u = keyed.uniform(seed, ctx[SK], ctx[RND], site, c, k) if targeting.count(cand) > 1 else 0.0
-    return targeting.choose(mode, cand, health, dist, focus_of(K, ctx)[K[0][c, SIDE]], u)
+    u = keyed.uniform(seed, ctx[SK], ctx[RND], site, c, k) if m > 1 else 0.0
+    return choose_counted(mode, cand, m, health, dist, focus_of(K, ctx)[K[0][c, SIDE]], u)
+
+
+@_inline
+def choose_counted(mode, cand, m, health, dist, focus, u):
+    """targeting.choose given m, the count of candidates, which their markers were counted
+    into as they were written: choose counts them again with one vector load of the
+    markers just stored one by one, which the processor cannot forward from its stores
+    (a stall of some 15 cycles at every target chosen). The same choice."""
+    if mode == targeting.RANDOM or (mode == targeting.FOCUS and not (focus >= 0 and cand[focus])):
+        if m == 0:
+            return -1
+        return targeting.nth_candidate(cand, min(int(u * m), m - 1))
+    return targeting.choose(mode, cand, health, dist, focus, u)
 
 
 @_inline_once
@@ -149,7 +162,11 @@ def decide(K, P, st, c, F, ctx):
             if ci[j, SIDE] == ci[c, SIDE] and ci[j, IS_CHAR] == 1 and st[STATUS, j] == STANDING:
                 allies += 1
         alone = allies <= 1
-    frac = st[BODYV, c] / ci[c, BODY]
+    # The division waits ~15 cycles; its quotient is read only by a draught, a Recovery
+    # threshold above 0 or the policy machine (health below 0 only after an odd heal).
+    frac = 0.0
+    if st[ITEMS, c] > 0 or cf[c, RECOVER_BELOW] > 0 or ci[c, SCRIPTED] == 1 or st[BODYV, c] < 0:
+        frac = st[BODYV, c] / ci[c, BODY]
     left = st[MOM, c] - held(K, st, c)
     any_foe, in_reach, cast_reach = False, False, False
     spell = uses_spell(K, c)

@@ -35,7 +35,10 @@ from sim.rulesets.lens.kcore import (
     STATUS,
     blow_source,
     challenge,
+    challenge_drawn,
     cond_any,
+    drawn,
+    drawn_of,
     dodge_step,
     emit,
     any_free_neighbour,
@@ -94,6 +97,7 @@ _inline_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 ABJURE, MITIGATE, BLOCK, DODGE, PARRY = range(5)
 ALWAYS, BIG_HITS = 1, 2
 MAX_BEATS = 64
+DEFENCE_ROOM = 2  # kcore.drawn_of's room for the first block of a blow's defence roll
 
 
 
@@ -169,7 +173,9 @@ def choose_defence(K, st, who, tn, mean, mask, missile, magical, src):
 
 @_inline_once
 def strike(K, st, att, who, damage, mask, missile, magical, mean, blow, defendable, seed, ctx, ev, cnt):
-    """A connecting blow of `damage` on `who`; returns the damage dealt."""
+    """A connecting blow of `damage` on `who`; returns the damage dealt. A character's
+    defence roll reads its first block from room DEFENCE_ROOM of kcore.drawn_of, drawn
+    ahead (kcore.draw_ahead) by the attacker's rule."""
     ci, R = K[0], K[2]
     if st[STATUS, who] != STANDING:
         return 0
@@ -199,7 +205,8 @@ def defend(K, st, att, who, damage, mask, missile, magical, mean, blow, defendab
     negated, stacked, costly, eff = False, False, False, -1
     ar = ci[who, ARMOR]
     if d >= 0:
-        eff = challenge(K, who, R[R_DEF_AB0 + d], tn, 0, 0, seed, ctx, SITE_DEFEND, blow, 0, ev, cnt)
+        eff = challenge_drawn(K, who, R[R_DEF_AB0 + d], tn, 0, 0, drawn(drawn_of(K, st, ctx), DEFENCE_ROOM), seed, ctx,
+                              SITE_DEFEND, blow, 0, ev, cnt)
         st[DEFENCES, who] += 1
         st[DEFENDED + d, who] += 1
         if d >= BLOCK:

@@ -30,6 +30,7 @@ from sim.rulesets.lens.ktables import (
     R_SLOTS,
     ARMOR,
     BODY,
+    C_ATTACKS,
     C_LOSS,
     IS_CHAR,
     R_CHALLENGE,
@@ -145,7 +146,8 @@ def cond_table(K):
 
 # The scratch of one skirmish travels as two arrays too. Integers (ctx): the context
 # (SK, RND, TRACING, BEAT), then each side's focus, the work row (a mode, walking
-# monsters' goals, monsters' orders and modes: 3C + 2), the target candidates (C).
+# monsters' goals, monsters' orders and modes: 3C + 2), the target candidates (C), the
+# characters still to act in a phase (C), the words of blocks drawn ahead (4 * N_DRAWN).
 # Floats (F): health (C), distance (C), the observations, the policy machine's stack.
 @_inline
 def focus_of(K, ctx):
@@ -162,6 +164,41 @@ def work_of(K, st, ctx):
 def cand_of(K, st, ctx):
     a = 4 + max(K[2][R_SIDES], 1) + 3 * st.shape[1] + 2
     return ctx[a:a + st.shape[1]]
+
+
+@_inline
+def order_of(K, st, ctx):
+    """The characters still to act in a phase (C entries after the candidates)."""
+    a = 4 + max(K[2][R_SIDES], 1) + 4 * st.shape[1] + 2
+    return ctx[a:a + st.shape[1]]
+
+
+N_DRAWN = 3  # blocks drawn ahead at most at once (a monster's blow: target, damage, defence)
+
+
+@_inline
+def drawn_of(K, st, ctx):
+    """Room for the words of N_DRAWN blocks drawn ahead (4 * N_DRAWN entries after the order)."""
+    a = 4 + max(K[2][R_SIDES], 1) + 5 * st.shape[1] + 2
+    return ctx[a:a + 4 * N_DRAWN]
+
+
+@_inline
+def draw_ahead(dr, q, seed, ctx, site, actor, b):
+    """Block b of (site, actor) into room q of dr, to be read (drawn) where it is used.
+
+    A Philox evaluation is a chain of ten dependent multiplies (~50 cycles): drawn where
+    its number is needed, the round waits for it. Drawn side by side with the other
+    numbers of a blow, ahead of the targeting and the defence choice, the chains run
+    while that work goes on. The words go through memory because the compiler sinks an
+    evaluation into the branch that reads it, back to where it waits."""
+    w0, w1, w2, w3 = keyed.block(seed, ctx[SK], ctx[RND], site, actor, b)
+    dr[4 * q], dr[4 * q + 1], dr[4 * q + 2], dr[4 * q + 3] = np.int64(w0), np.int64(w1), np.int64(w2), np.int64(w3)
+
+
+@_inline
+def drawn(dr, q):
+    return np.uint64(dr[4 * q]), np.uint64(dr[4 * q + 1]), np.uint64(dr[4 * q + 2]), np.uint64(dr[4 * q + 3])
 
 
 @_inline
@@ -206,12 +243,20 @@ def roll_dice(count, sides, bonus, seed, ctx, site, actor, k0):
     evaluation serves four dice (sim/keyed.py)."""
     if count <= 0 or sides <= 0:
         return bonus
+    return roll_drawn(keyed.block(seed, ctx[SK], ctx[RND], site, actor, k0 // 4), count, sides, bonus, seed, ctx,
+                      site, actor, k0)
+
+
+@_inline
+def roll_drawn(w, count, sides, bonus, seed, ctx, site, actor, k0):
+    """roll_dice given the words w of its first block (k0 a multiple of 4), drawn ahead
+    (draw_ahead): the same total."""
+    if count <= 0 or sides <= 0:
+        return bonus
     total = np.int64(bonus)
-    zero = np.uint64(0)
-    w = (zero, zero, zero, zero)
     for j in range(count):
         k = k0 + j
-        if j == 0 or k % 4 == 0:
+        if j > 0 and k % 4 == 0:
             w = keyed.block(seed, ctx[SK], ctx[RND], site, actor, k // 4)
         total += keyed.die_word_quick(w[k % 4], sides, seed, ctx[SK], ctx[RND], site, actor, k)
     return total
@@ -229,10 +274,18 @@ def challenge(K, who, ability, tn, assist, interfere, seed, ctx, site, actor, k0
     Dice j = 0 (Talent), 1, 2 (Training or tool), 3 (assister's Talent), 4 (interferer's)
     are numbers k0 + j of a blocked site (k0 a multiple of 4): the first four come from one
     Philox evaluation, and the same roll reads the same faces whoever helps."""
+    return challenge_drawn(K, who, ability, tn, assist, interfere, keyed.block(seed, ctx[SK], ctx[RND], site, actor,
+                                                                               k0 // 4), seed, ctx, site, actor, k0,
+                           ev, cnt)
+
+
+@_inline
+def challenge_drawn(K, who, ability, tn, assist, interfere, w, seed, ctx, site, actor, k0, ev, cnt):
+    """challenge given the words w of its first block, drawn ahead (draw_ahead)."""
     ab, R = ability_row(K, who, ability), K[2]
     talent, training, tool, mod = ab[0], ab[1], ab[2], ab[3]
     variant = R[R_CHALLENGE]
-    w0, w1, w2, w3 = keyed.block(seed, ctx[SK], ctx[RND], site, actor, k0 // 4)
+    w0, w1, w2, w3 = w
     t = _face(w0, talent, seed, ctx, site, actor, k0)
     shown = t
     fa = _face(w3, assist, seed, ctx, site, actor, k0 + 3)
@@ -385,6 +438,20 @@ def cond_loss(K, bits, col):
             total += cond[k, col]
         k += 1
     return total
+
+
+@_inline
+def cond_losses(K, bits):
+    """cond_loss of C_LOSS and of C_ATTACKS, in one scan."""
+    cond = cond_table(K)
+    mom, attacks = 0, 0
+    k = 0
+    while bits >> k and k < cond.shape[0]:
+        if bits >> k & 1:
+            mom += cond[k, C_LOSS]
+            attacks += cond[k, C_ATTACKS]
+        k += 1
+    return mom, attacks
 
 
 @_inline

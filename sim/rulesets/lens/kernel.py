@@ -10,20 +10,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim import keyed, policy_vm, targeting
+from sim import keyed, policy_vm
 from sim.rulesets.lens.kactions import FLED, beat
-from sim.rulesets.lens.kbeat import FLEE, HOLD_A, observe, reads_scores
-from sim.rulesets.lens.kblows import strike
+from sim.rulesets.lens.kbeat import FLEE, HOLD_A, choose_counted, observe, reads_scores
+from sim.rulesets.lens.kblows import DEFENCE_ROOM, strike
 from sim.rulesets.lens.kcore import (
     cand_of,
     dist_of,
     focus_of,
     health_of,
     obs_of,
+    order_of,
     policy_views,
     stack_of,
     work_of,
-    cond_table,
     slot_mean,
     slot_table,
     ATTACKS,
@@ -63,6 +63,7 @@ from sim.rulesets.lens.kcore import (
     SITE_INIT,
     SITE_MON_DAMAGE,
     SITE_MON_TARGET,
+    SITE_DEFEND,
     SITE_PLACE,
     SK,
     SPENT,
@@ -75,10 +76,13 @@ from sim.rulesets.lens.kcore import (
     TURN_OVER,
     VOID,
     challenge,
-    cond_loss,
+    cond_losses,
     distance,
     emit,
-    roll_dice,
+    draw_ahead,
+    drawn,
+    drawn_of,
+    roll_drawn,
     walk,
 )
 from sim.rulesets.lens.ktables import (
@@ -88,9 +92,6 @@ from sim.rulesets.lens.ktables import (
     AUTO_CAST,
     BODY,
     BONUS,
-    C_ATTACKS,
-    C_LASTING,
-    C_LOSS,
     EV,
     FIX_OFF_BALANCE,
     FIX_SURPRISE,
@@ -102,6 +103,7 @@ from sim.rulesets.lens.ktables import (
     R_BEATS,
     R_FIXES,
     R_FORMED_ROUND,
+    R_LASTING,
     R_MPR,
     R_RECOVERY,
     R_SIDES,
@@ -163,25 +165,14 @@ def _surprised(K, i, rnd, fixed):
     return (ci[i, IS_CHAR] == 1) == (R[R_SURPRISE] == 1)
 
 
-@_inline
-def _lasting(K):
-    cond = cond_table(K)
-    bits = 0
-    for k in range(cond.shape[0]):
-        if cond[k, C_LASTING]:
-            bits |= 1 << k
-    return bits
-
-
 @_inline_once
 def _start_round(K, st, rnd, ctx, ev, cnt):
     ci, R = K[0], K[2]
     fixed = (R[R_FIXES] & FIX_SURPRISE) != 0
     off_balance_fixed = (R[R_FIXES] & FIX_OFF_BALANCE) != 0
-    lasting = _lasting(K)
+    lasting = R[R_LASTING]
     for i in range(st.shape[1]):
-        loss = cond_loss(K, st[FRESH, i], C_LOSS)
-        st[LOST, i] = cond_loss(K, st[FRESH, i], C_ATTACKS)
+        loss, st[LOST, i] = cond_losses(K, st[FRESH, i])
         st[FRESH, i] = 0
         st[COND, i] &= lasting
         standing = st[STATUS, i] == STANDING
@@ -238,15 +229,27 @@ def _update_focus(K, st, seed, ctx, ev, cnt):
 @_inline_once
 def _phase(K, P, st, early, F, seed, ctx, ev, cnt):
     ci, R = K[0], K[2]
+    # Who may still act in this phase, in scenario order: a character whose turn is over
+    # or who is down stays so until the next round, so it leaves the list for good.
+    order = order_of(K, st, ctx)
+    n = 0
+    for c in range(st.shape[1]):
+        if ci[c, IS_CHAR] == 1 and st[EARLY, c] == early and st[STATUS, c] == STANDING and st[TURN_OVER, c] == 0:
+            order[n] = c
+            n += 1
     for b in range(R[R_BEATS]):
-        ctx[BEAT] = b
-        anyone = False
-        for c in range(st.shape[1]):
-            if ci[c, IS_CHAR] == 1 and st[EARLY, c] == early and st[STATUS, c] == STANDING and st[TURN_OVER, c] == 0:
-                anyone = True
-                beat(K, P, st, c, F, seed, ctx, ev, cnt)
-        if not anyone:
+        if n == 0:
             break
+        ctx[BEAT] = b
+        kept = 0
+        for q in range(n):
+            c = order[q]
+            if st[STATUS, c] == STANDING and st[TURN_OVER, c] == 0:
+                beat(K, P, st, c, F, seed, ctx, ev, cnt)
+            if st[STATUS, c] == STANDING and st[TURN_OVER, c] == 0:
+                order[kept] = c
+                kept += 1
+        n = kept
 
 
 @_inline_once
@@ -323,19 +326,28 @@ def _monsters(K, P, st, F, seed, ctx, ev, cnt):
             continue
         if fixed and _surprised(K, m, rnd, True):
             continue
+        # The slot's three numbers (target, damage, the defence roll), drawn side by side
+        # ahead of use (kcore.draw_ahead says why); a character is the usual target.
+        dr = drawn_of(K, st, ctx)
+        draw_ahead(dr, 0, seed, ctx, SITE_MON_TARGET, s, 0)
+        draw_ahead(dr, 1, seed, ctx, SITE_MON_DAMAGE, s, 0)
+        draw_ahead(dr, DEFENCE_ROOM, seed, ctx, SITE_DEFEND, s, 0)
         scores = reads_scores(wk[1 + 2 * C + m])
+        n_cand = 0
         for j in range(C):
             dd = distance(K, st, m, j)
             cand[j] = ci[j, SIDE] != ci[m, SIDE] and st[STATUS, j] == STANDING and dd <= si[s, S_REACH]
+            n_cand += cand[j]
             if scores:
                 health[j] = st[BODYV, j]
                 dist[j] = dd
-        u = keyed.uniform(seed, ctx[SK], rnd, SITE_MON_TARGET, s, 0) if targeting.count(cand) > 1 else 0.0
-        tgt = targeting.choose(wk[1 + 2 * C + m], cand, health, dist, fo[ci[m, SIDE]], u)
+        wt = drawn(dr, 0)
+        u = keyed.uniform_words(wt[0], wt[1]) if n_cand > 1 else 0.0
+        tgt = choose_counted(wk[1 + 2 * C + m], cand, n_cand, health, dist, fo[ci[m, SIDE]], u)
         if tgt < 0:
             continue
         st[ATTACKS, m] += 1
-        dmg = roll_dice(si[s, S_COUNT], si[s, S_SIDES], si[s, S_BONUS], seed, ctx, SITE_MON_DAMAGE, s, 0)
+        dmg = roll_drawn(drawn(dr, 1), si[s, S_COUNT], si[s, S_SIDES], si[s, S_BONUS], seed, ctx, SITE_MON_DAMAGE, s, 0)
         emit(ev, cnt, ctx, E_MON_ATTACK, m, tgt, s, dmg, 0, 0)
         d = strike(K, st, m, tgt, dmg, si[s, S_MASK], si[s, S_MISSILE] == 1, si[s, S_MAGICAL] == 1, slot_mean(K, s), s,
                    True, seed, ctx, ev, cnt)

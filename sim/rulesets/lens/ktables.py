@@ -33,7 +33,11 @@ S_OWNER, S_RANK, S_COUNT, S_SIDES, S_BONUS, S_MASK, S_MISSILE, S_MAGICAL, S_REAC
 # Where pack() put the other tables: rows of ci (integers) or cf (floats), and their sizes.
 (R_OFF_PREFIX, R_OFF_SI, R_OFF_COND, R_N_COND, R_OFF_DROWS, R_OFF_TAGS, R_OFF_AB, R_N_AB, R_OFF_ZONES, R_ZMAX,
  R_OFF_ZLEN, R_OFF_PROB, R_OFF_SMEAN, R_OFF_SAVE, R_N_SRC) = range(R_DEF_AB0 + 5, R_DEF_AB0 + 20)  # after the defences
-NR = R_N_SRC + 1
+# Scenario-wide numbers the kernel would otherwise work out again every round or attack:
+# the conditions that last past the round (bits), and who may help a roll (bit 0: some
+# character may Assist, bit 1: some character may Interfere).
+R_LASTING, R_HELP = R_N_SRC + 1, R_N_SRC + 2
+NR = R_N_SRC + 3
 DEF_ROWS = 5  # rows per defence: Botch, Sacrifice, Success, Triumph, the Sacrifice's costly branch
 # The rule fixes of issue 13, one bit each in rules[R_FIXES] (0: the old readings, for the agreement checks).
 FIX_TAGS, FIX_HOLD, FIX_SURPRISE, FIX_ZERO_CHANCE, FIX_OFF_BALANCE, FIX_MOVE, FIX_HAMSTRUNG = (1 << k for k in range(7))
@@ -176,6 +180,10 @@ def build_tables(setup) -> KernelTables:
     r[R_FIXES] = setup.extra.get("fixes", FIX_ALL)
     r[R_PIERCE], r[R_SIDES], r[R_SLOTS] = tt.armor_piercing_mask, setup.n_sides, len(setup.slot_owner)
     r[R_WEAPON_USE], r[R_SOURCE] = setup.abilities.index("weapon_use"), setup.abilities.index("source")
+    r[R_LASTING] = sum(1 << k for k in range(cond.shape[0]) if cond[k, C_LASTING])
+    chars = ci[:, IS_CHAR] == 1
+    r[R_HELP] = int(bool(np.any(chars & ((ci[:, ASSIST] == 1) | (ci[:, EV] == 1))))) \
+        | 2 * int(bool(np.any(chars & ((ci[:, INTERFERE] == 1) | (ci[:, EV] == 1)))))
     for d, name in enumerate(T.DEFENCE_ABILITY):
         r[R_DEF_AB0 + d] = setup.abilities.index(name)
     from sim.rulesets.lens import RULESET

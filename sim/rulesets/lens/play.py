@@ -6,7 +6,7 @@ import numpy as np
 from sim import compiled, events
 from sim.rulesets.base import Outcome
 from sim.rulesets.lens import kernel as KN
-from sim.rulesets.lens.kcore import NST
+from sim.rulesets.lens.kcore import N_DRAWN, NST
 from sim.rulesets.lens.kvalue import fill_savings
 from sim.rulesets.lens.ktables import OBSERVATIONS, R_SIDES, build_tables, pack
 
@@ -61,9 +61,9 @@ def _run(setup, seed: int, first: int, n: int, max_rounds: int, start, traced: i
     stalled = np.zeros(1, np.int64)
     st = np.zeros((NST, C), np.int64)
     snap = np.zeros((len(KN.SNAP_ROWS), C), np.int64)
-    # Scratch (kcore.focus_of .. stack_of): context, focus, work row, candidates; health,
-    # distance, observations, the policy machine's stack.
-    ctx = np.zeros(4 + max(int(kt.rules[R_SIDES]), 1) + 3 * C + 2 + C, np.int64)
+    # Scratch (kcore.focus_of .. stack_of): context, focus, work row, candidates, who is
+    # still to act, blocks drawn ahead; health, distance, observations, the policy machine's stack.
+    ctx = np.zeros(4 + max(int(kt.rules[R_SIDES]), 1) + 3 * C + 2 + 2 * C + 4 * N_DRAWN, np.int64)
     F = np.zeros(2 * C + len(OBSERVATIONS) + kt.stack_size + 1)
     zi = np.zeros(max(kt.zones.shape[1], 1), np.int64)
     KN.play_kernel(K, P, np.uint64(seed), first, n, max_rounds, has_start, start_arr, out, winner, rounds, stalled,
