@@ -64,6 +64,8 @@ AXE = [{"name": "great axe", "skill": 25, "damage": "2d6+1", "damage_type": "sla
         "armor_penetration": 2}]
 POLEARM = [{"name": "glaive", "skill": 20, "damage": "d10", "damage_type": "slashing", "reach": 2}]
 
+ORDER = ["defensive_stance", "seize_the_initiative", "minor_critical", "knock_prone"]
+
 VARIANTS = {
     "reroll_each_round_no_carry": _edit("duel", rules={"turn_order_reroll": "each_round",
                                                        "preparation_carries_over": False}),
@@ -95,9 +97,13 @@ VARIANTS = {
                                                      "threaten_phases": 3, "unarmed_damage": "d4"}),
     "control_expected": _edit("stunt_choices", policy={"stunts": "expected"},
                               rules={"defensive_stance_defences": "touch_reflex"}),
-    "stunt_order_spell_table": _edit("stunt_choices", policy={"stunt_order": ["defensive_stance", "seize_the_initiative",
-                                                                              "minor_critical", "knock_prone"]},
-                                     rules={"spell_stunt_costs": "weapon"}),
+    "stunt_order_spell_table": _edit("stunt_choices", policy={"stunt_order": ORDER},
+                                     red={"weapons": [{"name": "staff", "skill": 30, "damage": "d8",
+                                                       "stunts": "spell"}]}),
+    "stunt_order_spell_costs_weapon": _edit("stunt_choices", policy={"stunt_order": ORDER},
+                                            rules={"spell_stunt_costs": "weapon"},
+                                            blue={"weapons": [{"name": "staff", "skill": 30, "damage": "d8",
+                                                               "stunts": "spell"}]}),
     "prone_may_walk": _edit("stunt_choices", rules={"conditions": {"prone": {"moves": True, "offence": -20}}}),
     "no_stunts_cell_size_2": _edit("duel", policy={"stunts": "none"}, battlefield={"cell_size": 2}),
 }

@@ -32,6 +32,7 @@ from sim.rulesets.lifeforce import tables as TB
 from sim.rulesets.lifeforce.korder import DRAW, ROLL_OFFS, TWO_POW_MINUS_32, UNFINISHED, goes_before
 from sim.rulesets.lifeforce.kpack import context, unpack
 from sim.rulesets.lifeforce.layout import (
+    K_REACT_AOO, K_REACT_BLOCK, R_AT_ZERO_DEAD, R_REACTION_MODE, S_DOWN_ROUND, W_D_BONUS, W_D_COUNT, W_D_SIDES,
     K_ANSWER, K_ARMOR, K_DODGE, K_FAMILY, K_GENERATES, K_HASTENED, K_HAS_SHIELD, K_HELD_W, K_HP, K_INTIMIDATE,
     K_MELEE_W, K_OFFENCE, K_ORDER_ATTR, K_RANGED_W, K_REFLEX, K_RUN, K_SCRIPTED, K_SH_BONUS, K_SH_COUNT,
     K_SH_SIDES, K_SIDE, K_SLOWED, K_SPLIT0, K_STUNT_EV, K_SURPRISED, K_UNARMED_W, K_WILL, K_X0, K_Y0,
@@ -49,7 +50,13 @@ BUY_POINTS = 32  # a fixed order buys the same at this many points or more (ever
 BUY_STATES = 16  # target disarmed, target threatened by the attacker, target prone, attacker in Defensive Stance
 CRITS = (1 << A.ST_MINOR) | (1 << A.ST_MAJOR)
 
+_M32, _U32 = np.uint64(0xFFFFFFFF), np.uint64(32)
+N_LIVE = 5  # LIVE: per condition-table column, the conditions (bits) a duel can meet that act in it
+DUEL_CONDITIONS = [TB.COND[n] for n in ("prone", "hastened", "slowed", "defensive_stance", "threatened",
+                                         "disarmed")]
+
 _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 _step = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
 
 
@@ -75,9 +82,22 @@ def _greedy(K, W, R, COSTS, PRIO, att, tgt, w, points, state) -> int:
     return mask
 
 
-def duel_tables(K, W, R, COSTS, PRIO) -> tuple[bool, np.ndarray]:
-    """(whether the fused duel loop plays this scenario, its buying table)."""
-    buy = np.zeros(2 * 2 * (BUY_POINTS + 1) * BUY_STATES, dtype=np.int64)
+def live_conditions(COND) -> list[int]:
+    """Per column of the condition table (offence .. begins), the bit mask of the
+    conditions a duel can meet that act in it: a modifier, or a move / a beginning they forbid."""
+    live = []
+    for col in range(COND.shape[1]):
+        acts = (COND[:, col] != 0) if col < A.C_MOVES else (COND[:, col] == 0)
+        live.append(sum(1 << k for k in DUEL_CONDITIONS if acts[k]))
+    return live
+
+
+def duel_tables(K, W, R, COND, COSTS, PRIO) -> tuple[bool, np.ndarray]:
+    """(whether the fused duel loop plays this scenario, its table: the fixed-order
+    purchases, then `live_conditions`)."""
+    n_buy = 2 * 2 * (BUY_POINTS + 1) * BUY_STATES
+    buy = np.zeros(n_buy + N_LIVE, dtype=np.int64)
+    buy[n_buy:] = live_conditions(COND)
     if K.shape[0] != 2 or R[R_N_SIDES] != 2 or K[0, K_SIDE] == K[1, K_SIDE]:
         return False, buy
     if R[R_ANY_LOADING] or R[R_N_SCATTER] or K[:, K_SCRIPTED].any() or (K[:, K_FAMILY] != P.STEADY).any():
@@ -103,6 +123,46 @@ def duel_tables(K, W, R, COSTS, PRIO) -> tuple[bool, np.ndarray]:
 
 
 # -- the loop -----------------------------------------------------------------------------
+# The rare numbers (a die word rejected, Shield Block and check dice, more than three
+# damage dice) and the rare rules (a control stunt's effect, the expected-worth buyer)
+# are compiled once and called; the hot path is inlined by LLVM (forceinline): inlined
+# in Numba's IR instead, the many Philox copies of the keyed dice doubled the compile.
+
+@_step
+def _die_word_rare(word, sides, seed, g, rnd, site, actor, k):
+    return keyed.die_word_quick(word, sides, seed, g, rnd, site, actor, k)
+
+
+@_inline
+def _die_word(word, sides, seed, g, rnd, site, actor, k):
+    """keyed.die_word_quick: its first branch here, its rejection loop called."""
+    m = np.uint64(word) * np.uint64(sides)
+    if (m & _M32) >= np.uint64(sides):
+        return np.int64(m >> _U32) + 1
+    return _die_word_rare(word, sides, seed, g, rnd, np.int64(site), actor, k)
+
+
+@_step
+def _dice(count, sides, bonus, seed, g, rnd, site, actor, k0):
+    return keyed.dice(count, sides, bonus, seed, g, rnd, site, actor, k0)
+
+
+@_step
+def _dice4(count, sides, bonus, seed, g, rnd, site, actor, k0):
+    return keyed.dice4(count, sides, bonus, seed, g, rnd, site, actor, k0)
+
+
+@_inline
+def _damage_dice(W, w, words, seed, g, rnd, att, ordinal):
+    """katt.damage_dice."""
+    count, sides = W[w, W_D_COUNT], W[w, W_D_SIDES]
+    if count > 3:
+        return _dice4(count, sides, W[w, W_D_BONUS], seed, g, rnd, np.int64(A.SITE_DAMAGE), att, ordinal * 64)
+    total = W[w, W_D_BONUS]
+    for j in range(count):
+        total += _die_word(words[1 + j], sides, seed, g, rnd, A.SITE_ATTACK, att, 4 * ordinal + 1 + j)
+    return total
+
 
 @_step
 def _buy_expected(PK, att, tgt, w, points, total):
@@ -118,9 +178,11 @@ def _buy_expected(PK, att, tgt, w, points, total):
     return mask
 
 
-@_inline
-def _effects(T, X, G, seed, ev, cnt, att, tgt, w, total, ordinal, mask):
+@_step
+def _effects(PK, att, tgt, w, total, ordinal, mask):
     """katt.apply_stunts for the stunts a duel can buy."""
+    T, X = unpack(PK)
+    G, seed = context(PK)[:2]
     K, W, R = T[0], T[1], T[2]
     S = X[0]
     if mask >> A.ST_DS & 1:
@@ -148,20 +210,64 @@ def _effects(T, X, G, seed, ev, cnt, att, tgt, w, total, ordinal, mask):
 
 
 @_inline
-def _strike(PK, T, X, G, seed, ev, cnt, BUY, att, tgt, rnd):
+def _conditions(S, c, live):
+    """katt.cond_mask, only the bits in `live` (the conditions a duel can meet that do
+    something in the column asked about: kduel.duel_tables' LIVE)."""
+    m = 0
+    if live & 1 and S[c, S_PRONE] != 0:
+        m |= 1
+    if live & 2 and S[c, S_HAST] > 0:
+        m |= 2
+    if live & 4 and S[c, S_SLOW] > 0:
+        m |= 4
+    if live & 8 and S[c, S_DS] != 0:
+        m |= 8
+    if live & 128 and S[c, S_THREAT_BY] >= 0:
+        m |= 128
+    if live & 256 and S[c, S_DISARMED] != 0:
+        m |= 256
+    return m
+
+
+@_inline
+def _mods(S, COND, c, col, live):
+    """katt.cond_sum."""
+    m = _conditions(S, c, live)
+    total = 0
+    k = 0
+    while m:
+        if m & 1:
+            total += COND[k, col]
+        m >>= 1
+        k += 1
+    return total
+
+
+@_inline
+def _may_react(K, R, S, who, block, live_begins):
+    """katt.can_react: (by a readied action, by the Reaction)."""
+    mode = R[R_REACTION_MODE]
+    readied = S[who, S_READY] == (A.READY_BLOCK if block else A.READY_OPPORTUNITY) and mode != 1
+    trained = K[who, K_REACT_BLOCK] if block else K[who, K_REACT_AOO]
+    reaction = (not readied) and trained != 0 and S[who, S_REACTION_LEFT] != 0 and mode != 2
+    if block and K[who, K_HAS_SHIELD] == 0:
+        readied = False
+    free = _conditions(S, who, live_begins) == 0
+    return readied and free, reaction and free
+
+
+@_once
+def _strike(PK, K, W, R, COND, SBW, S, BUY, LIVE, seed, g, rnd, att, tgt):
     """katt._blow's one blow in a duel (no Dual Strike: there is no second enemy)."""
-    K, W, R, COND, SBW = T[0], T[1], T[2], T[3], T[4]
-    S = X[0]
-    g = G[0]
     kind = 1 if S[att, S_DISARMED] else 0
     w = K[att, K_UNARMED_W] if kind else K[att, K_MELEE_W]
     skill = min(K[tgt, K_DODGE], 0) if K[tgt, K_SURPRISED] != 0 and rnd == 1 else K[tgt, K_DODGE]
-    defence = TB.DEFENCE_BASE + skill + A.cond_sum(S, COND, tgt, A.C_MELEE)
-    offence = W[w, W_SKILL] + K[att, K_OFFENCE] + A.cond_sum(S, COND, att, A.C_OFFENCE)
+    defence = TB.DEFENCE_BASE + skill + _mods(S, COND, tgt, A.C_MELEE, LIVE[A.C_MELEE])
+    offence = W[w, W_SKILL] + K[att, K_OFFENCE] + _mods(S, COND, att, A.C_OFFENCE, LIVE[A.C_OFFENCE])
     ordinal = S[att, S_NATT]
     S[att, S_NATT] = ordinal + 1
     words = keyed.block(seed, g, rnd, A.SITE_ATTACK, att, ordinal)
-    total = keyed.die_word_quick(words[0], R[R_ATTACK_DIE], seed, g, rnd, A.SITE_ATTACK, att, 4 * ordinal) + offence
+    total = _die_word(words[0], R[R_ATTACK_DIE], seed, g, rnd, A.SITE_ATTACK, att, 4 * ordinal) + offence
     hit = total > defence
     points = (total - defence) // R[R_STUNT_STEP] if hit and K[att, K_GENERATES] and S[att, S_STUNTED] == 0 else 0
     mask = 0
@@ -180,7 +286,7 @@ def _strike(PK, T, X, G, seed, ev, cnt, BUY, att, tgt, rnd):
             s += 1
     S[att, S_ATTACKS] += 1
     if hit:
-        rolled = max(A.damage_dice(W, w, words, seed, G, att, ordinal), 0) + SBW[att, w]
+        rolled = max(_damage_dice(W, w, words, seed, g, rnd, att, ordinal), 0) + SBW[att, w]
         armour = max(K[tgt, K_ARMOR] - W[w, W_AP], 0) if W[w, W_ARMOURED] else 0
         mult2 = 4 if mask >> A.ST_MAJOR & 1 else (3 if mask >> A.ST_MINOR & 1 else 2)
         if R[R_CRIT_BEFORE]:
@@ -188,12 +294,12 @@ def _strike(PK, T, X, G, seed, ev, cnt, BUY, att, tgt, rnd):
         else:
             dmg = A.times_half(max(rolled - armour, 0), mult2)
         if R[R_BLOCK_POSSIBLE] and dmg > 0:
-            by_ready, by_reaction = A.can_react(K, R, COND, S, tgt, True)
+            by_ready, by_reaction = _may_react(K, R, S, tgt, True, LIVE[A.C_BEGINS])
             if by_ready or by_reaction:
                 nb = S[tgt, S_NBLK]
                 S[tgt, S_NBLK] = nb + 1
-                shield = max(keyed.dice(K[tgt, K_SH_COUNT], K[tgt, K_SH_SIDES], K[tgt, K_SH_BONUS], seed, g, rnd,
-                                        A.SITE_SHIELD, tgt, nb * 64), 0)
+                shield = max(_dice(K[tgt, K_SH_COUNT], K[tgt, K_SH_SIDES], K[tgt, K_SH_BONUS], seed, g, rnd,
+                                   np.int64(A.SITE_SHIELD), tgt, nb * 64), 0)
                 if by_ready:
                     S[tgt, S_READY] = A.READY_NONE
                 else:
@@ -207,15 +313,15 @@ def _strike(PK, T, X, G, seed, ev, cnt, BUY, att, tgt, rnd):
     if points > 0:
         S[att, S_SPOINTS] += points
         if mask & ~CRITS:
-            _effects(T, X, G, seed, ev, cnt, att, tgt, w, total, ordinal, mask)
-    A.knock_down(R, S, G, tgt, ev, cnt)
+            _effects(PK, att, tgt, w, total, ordinal, mask)
+    if S[tgt, S_HP] <= 0 and S[tgt, S_STATUS] == A.STANDING:  # katt.knock_down, no grapple to end
+        S[tgt, S_STATUS] = A.DEAD if R[R_AT_ZERO_DEAD] != 0 else A.UNCONSCIOUS
+        S[tgt, S_DOWN_ROUND] = rnd
 
 
 @_inline
-def _plan(T, X, a, b, p, dist):
+def _plan(K, W, R, COND, NEED, S, POSN, LIVE, a, b, p, dist):
     """kdecide.plan for the steady family one on one: (action, whether it walks)."""
-    K, W, R, COND, NEED = T[0], T[1], T[2], T[3], T[17]
-    S, POSN = X[0], X[13]
     reach = W[A.melee_weapon(K, S, a), W_REACH]
     prep, pap = S[a, S_PREP_ACTION], S[a, S_PREP_AP]
     desired, walks = P.ATTACK, True
@@ -233,24 +339,23 @@ def _plan(T, X, a, b, p, dist):
         desired = P.STAND
     elif R[R_RECOVER_AP] > 0 and S[a, S_DISARMED]:
         desired, walks = P.RECOVER, False
-    if not A.cond_allows(S, COND, a, A.C_BEGINS):
+    if _conditions(S, a, LIVE[A.C_BEGINS]):
         desired = P.HOLD
-    if not A.cond_allows(S, COND, a, A.C_MOVES):
+    if _conditions(S, a, LIVE[A.C_MOVES]):
         walks = False
     return desired, walks
 
 
-@_inline
-def _turn(PK, T, X, G, seed, ev, cnt, BUY, a, b, p, rnd, dist):
-    """kturn.take_turn for a against b; returns the distance after it."""
-    K, W, R, COND, NEED = T[0], T[1], T[2], T[3], T[17]
-    S, D = X[0], X[1]
+@_once
+def _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BUY, LIVE, seed, g, a, p, rnd, dist):
+    """kturn.take_turn for a against the other; returns the distance after it."""
+    b = 1 - a
     S[a, S_DS] = 0
     if R[R_READIED_NEXT_TURN]:
         S[a, S_READY] = A.READY_NONE
     if R[R_NO_ACTIONS_SURPRISE] and K[a, K_SURPRISED] != 0 and rnd == 1:
         return dist
-    desired, walks = _plan(T, X, a, b, p, dist)
+    desired, walks = _plan(K, W, R, COND, NEED, S, POSN, LIVE, a, b, p, dist)
     if desired != P.HOLD:  # kturn.declare
         if desired == P.BLOCK and S[a, S_READY] == A.READY_BLOCK:
             desired = P.HOLD
@@ -271,7 +376,7 @@ def _turn(PK, T, X, G, seed, ev, cnt, BUY, a, b, p, rnd, dist):
             dist = max(dist - allow, reach)
             D[a, b] = D[b, a] = dist
             if dist < W[A.melee_weapon(K, S, b), W_REACH]:  # kturn.do_move's scan: b had a in reach
-                by_ready, by_reaction = A.can_react(K, R, COND, S, b, False)
+                by_ready, by_reaction = _may_react(K, R, S, b, False, LIVE[A.C_BEGINS])
                 if by_ready or by_reaction:
                     if by_ready:
                         S[b, S_READY] = A.READY_NONE
@@ -305,12 +410,13 @@ def _turn(PK, T, X, G, seed, ev, cnt, BUY, a, b, p, rnd, dist):
             else:
                 S[a, S_PREP_AP] = need
         if att >= 0:
-            _strike(PK, T, X, G, seed, ev, cnt, BUY, att, a + b - att, rnd)
+            _strike(PK, K, W, R, COND, SBW, S, BUY, LIVE, seed, g, rnd, att, a + b - att)
     return dist
 
 
-@_inline
+@_step
 def _roll_offs(S, RU, seed, g, rnd):
+    """kernel.roll_offs for two creatures."""
     for c in range(2):
         w = keyed.block(seed, g, rnd, A.SITE_ROLLOFF, c, 0)
         for k in range(ROLL_OFFS):
@@ -360,12 +466,13 @@ def _outcome(K, S):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def play_duel_chunk(P_, BUY, first, max_rounds, OUT, WIN, ROUNDS):
+def play_duel_chunk(PK, BUY, first, max_rounds, OUT, WIN, ROUNDS):
     """kernel.play_chunk for a duel chunk (no trace, no start, no stall watch)."""
-    T, X = unpack(P_)
-    G, seed, ev, cnt = context(P_)
-    K, R = T[0], T[2]
+    T, X = unpack(PK)
+    G, seed = context(PK)[:2]
+    K, W, R, COND, SBW, NEED = T[0], T[1], T[2], T[3], T[4], T[17]
     S, D, RU, POSN = X[0], X[1], X[4], X[13]
+    LIVE = BUY[BUY.shape[0] - 5:]
     dist0 = abs(K[0, K_X0] - K[1, K_X0]) + abs(K[0, K_Y0] - K[1, K_Y0])
     ties = K[0, K_ORDER_ATTR] == K[1, K_ORDER_ATTR]  # otherwise the roll-offs are never read
     G[3] = 0
@@ -376,7 +483,7 @@ def play_duel_chunk(P_, BUY, first, max_rounds, OUT, WIN, ROUNDS):
         D[0, 0] = D[1, 1] = 0
         D[0, 1] = D[1, 0] = dist0
         if ties:
-            _roll_offs(S, RU, seed, g, 0)
+            _roll_offs(S, RU, seed, g, np.int64(0))
         dist = dist0
         result = UNFINISHED
         rnd = 0
@@ -395,7 +502,7 @@ def play_duel_chunk(P_, BUY, first, max_rounds, OUT, WIN, ROUNDS):
                     a = lead if k == 0 else 1 - lead
                     if S[a, S_STATUS] != A.STANDING:
                         continue
-                    dist = _turn(P_, T, X, G, seed, ev, cnt, BUY, a, 1 - a, p, rnd, dist)
+                    dist = _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BUY, LIVE, seed, g, a, p, rnd, dist)
                     result = _outcome(K, S)
                     if result != UNFINISHED:
                         break

@@ -148,7 +148,7 @@ def build(scenario) -> KernelSetup:
               table.rule_first.astype(np.int64), table.reads.astype(np.int8), zone, zfirst, need,
               np.array([s.grid.cell_size]), worth)
     assert len(tables[0]) == C
-    duel, duel_buy = kduel.duel_tables(K, W, tables[2], tables[5], tables[6])
+    duel, duel_buy = kduel.duel_tables(K, W, tables[2], cond, tables[5], tables[6])
     return KernelSetup(legacy=s, tables=tables, n_obs=len(kdecide.OBSERVATIONS), stack_size=table.stack_size,
                        zone_cells=max(1, len(zone)), duel=duel, duel_buy=duel_buy)
 
