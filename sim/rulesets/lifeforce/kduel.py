@@ -49,6 +49,7 @@ from sim.rulesets.lifeforce.layout import (
 BUY_POINTS = 32  # a fixed order buys the same at this many points or more (every cost summed is less)
 BUY_STATES = 16  # target disarmed, target threatened by the attacker, target prone, attacker in Defensive Stance
 CRITS = (1 << A.ST_MINOR) | (1 << A.ST_MAJOR)
+CONTROL = (1 << A.ST_DISARM) | (1 << A.ST_THREATEN) | (1 << A.ST_PRONE)
 
 _M32, _U32 = np.uint64(0xFFFFFFFF), np.uint64(32)
 N_LIVE = 5  # LIVE: per condition-table column, the conditions (bits) a duel can meet that act in it
@@ -153,10 +154,12 @@ def _dice4(count, sides, bonus, seed, g, rnd, site, actor, k0):
 
 
 @_inline
-def _damage_dice(W, w, words, seed, g, rnd, att, ordinal):
-    """katt.damage_dice."""
+def _damage_dice(W, w, words, seed, g, rnd, att, ordinal, hit):
+    """katt.damage_dice (on a miss, 0 for more than three dice: they would need their own blocks)."""
     count, sides = W[w, W_D_COUNT], W[w, W_D_SIDES]
     if count > 3:
+        if not hit:
+            return 0
         return _dice4(count, sides, W[w, W_D_BONUS], seed, g, rnd, np.int64(A.SITE_DAMAGE), att, ordinal * 64)
     total = W[w, W_D_BONUS]
     for j in range(count):
@@ -164,13 +167,10 @@ def _damage_dice(W, w, words, seed, g, rnd, att, ordinal):
     return total
 
 
-@_step
-def _buy_expected(PK, att, tgt, w, points, total):
+@_inline
+def _buy_expected(PK, BOUGHT, att, tgt, w, points, total):
     """The default buyer (kstunts.buy_best) on the live state, as a bit mask."""
-    T, X = unpack(PK)
-    G = context(PK)[0]
-    kstunts.buy_best(T, X, G, att, tgt, w, points, total, -1)
-    BOUGHT = X[3]
+    kstunts.buy_best_called(PK, att, tgt, w, points, total, np.int64(-1))
     mask = 0
     for s in range(A.N_STUNTS):
         if BOUGHT[s]:
@@ -179,18 +179,12 @@ def _buy_expected(PK, att, tgt, w, points, total):
 
 
 @_step
-def _effects(PK, att, tgt, w, total, ordinal, mask):
-    """katt.apply_stunts for the stunts a duel can buy."""
+def _control(PK, att, tgt, w, total, ordinal, mask):
+    """katt.apply_stunts' Disarm, Threaten and Knock Prone (after its Defensive Stance)."""
     T, X = unpack(PK)
     G, seed = context(PK)[:2]
     K, W, R = T[0], T[1], T[2]
     S = X[0]
-    if mask >> A.ST_DS & 1:
-        S[att, S_DS] = 1
-    if mask >> A.ST_RAPID & 1:
-        S[att, S_LOADED] = 1
-    if mask >> A.ST_SEIZE & 1:
-        S[att, S_SEIZE] = 1
     ds_tgt = A.DS_BONUS if S[tgt, S_DS] else 0
     initiator = R[R_INITIATOR_D100] != 0
     if mask >> A.ST_DISARM & 1:
@@ -257,7 +251,7 @@ def _may_react(K, R, S, who, block, live_begins):
 
 
 @_once
-def _strike(PK, K, W, R, COND, SBW, S, BUY, LIVE, seed, g, rnd, att, tgt):
+def _strike(PK, K, W, R, COND, SBW, S, BOUGHT, BUY, LIVE, seed, g, rnd, att, tgt):
     """katt._blow's one blow in a duel (no Dual Strike: there is no second enemy)."""
     kind = 1 if S[att, S_DISARMED] else 0
     w = K[att, K_UNARMED_W] if kind else K[att, K_MELEE_W]
@@ -269,51 +263,55 @@ def _strike(PK, K, W, R, COND, SBW, S, BUY, LIVE, seed, g, rnd, att, tgt):
     words = keyed.block(seed, g, rnd, A.SITE_ATTACK, att, ordinal)
     total = _die_word(words[0], R[R_ATTACK_DIE], seed, g, rnd, A.SITE_ATTACK, att, 4 * ordinal) + offence
     hit = total > defence
-    points = (total - defence) // R[R_STUNT_STEP] if hit and K[att, K_GENERATES] and S[att, S_STUNTED] == 0 else 0
-    mask = 0
-    if points > 0:
-        S[att, S_STUNTED] = 1
-        if K[att, K_STUNT_EV]:
-            mask = _buy_expected(PK, att, tgt, w, points, total)
-        else:
-            state = ((1 if S[tgt, S_DISARMED] else 0) | (2 if S[tgt, S_THREAT_BY] == att else 0)
-                     | (4 if S[tgt, S_PRONE] else 0) | (8 if S[att, S_DS] else 0))
-            mask = BUY[((att * 2 + kind) * (BUY_POINTS + 1) + min(points, BUY_POINTS)) * BUY_STATES + state]
+    # Hit or miss is a coin toss the branch predictor cannot learn: the damage is worked
+    # out either way (its dice are in the attack's block already) and kept on a hit.
+    points = max(total - defence, 0) // R[R_STUNT_STEP] if K[att, K_GENERATES] and S[att, S_STUNTED] == 0 else 0
+    if points > 0 and K[att, K_STUNT_EV]:
+        mask = _buy_expected(PK, BOUGHT, att, tgt, w, points, total)
+    else:
+        state = ((1 if S[tgt, S_DISARMED] else 0) | (2 if S[tgt, S_THREAT_BY] == att else 0)
+                 | (4 if S[tgt, S_PRONE] else 0) | (8 if S[att, S_DS] else 0))
+        mask = BUY[((att * 2 + kind) * (BUY_POINTS + 1) + min(points, BUY_POINTS)) * BUY_STATES + state]
+    S[att, S_STUNTED] |= 1 if points > 0 else 0
+    if mask:
         m, s = mask, S_BUY0
         while m:
             S[att, s] += m & 1
             m >>= 1
             s += 1
     S[att, S_ATTACKS] += 1
-    if hit:
-        rolled = max(_damage_dice(W, w, words, seed, g, rnd, att, ordinal), 0) + SBW[att, w]
-        armour = max(K[tgt, K_ARMOR] - W[w, W_AP], 0) if W[w, W_ARMOURED] else 0
-        mult2 = 4 if mask >> A.ST_MAJOR & 1 else (3 if mask >> A.ST_MINOR & 1 else 2)
-        if R[R_CRIT_BEFORE]:
-            dmg = max(A.times_half(rolled, mult2) - armour, 0)
-        else:
-            dmg = A.times_half(max(rolled - armour, 0), mult2)
-        if R[R_BLOCK_POSSIBLE] and dmg > 0:
-            by_ready, by_reaction = _may_react(K, R, S, tgt, True, LIVE[A.C_BEGINS])
-            if by_ready or by_reaction:
-                nb = S[tgt, S_NBLK]
-                S[tgt, S_NBLK] = nb + 1
-                shield = max(_dice(K[tgt, K_SH_COUNT], K[tgt, K_SH_SIDES], K[tgt, K_SH_BONUS], seed, g, rnd,
-                                   np.int64(A.SITE_SHIELD), tgt, nb * 64), 0)
-                if by_ready:
-                    S[tgt, S_READY] = A.READY_NONE
-                else:
-                    S[tgt, S_REACTION_LEFT] = 0
-                S[tgt, S_BLOCKS] += 1
-                dmg = max(dmg - shield, 0)
-        S[att, S_HITS] += 1
-        S[att, S_DEALT] += dmg
-        S[tgt, S_TAKEN] += dmg
-        S[tgt, S_HP] -= dmg
-    if points > 0:
-        S[att, S_SPOINTS] += points
-        if mask & ~CRITS:
-            _effects(PK, att, tgt, w, total, ordinal, mask)
+    rolled = max(_damage_dice(W, w, words, seed, g, rnd, att, ordinal, hit), 0) + SBW[att, w]
+    armour = max(K[tgt, K_ARMOR] - W[w, W_AP], 0) if W[w, W_ARMOURED] else 0
+    mult2 = 4 if mask >> A.ST_MAJOR & 1 else (3 if mask >> A.ST_MINOR & 1 else 2)
+    if R[R_CRIT_BEFORE]:
+        dmg = max(A.times_half(rolled, mult2) - armour, 0)
+    else:
+        dmg = A.times_half(max(rolled - armour, 0), mult2)
+    dmg = dmg if hit else 0
+    if R[R_BLOCK_POSSIBLE] and dmg > 0:
+        by_ready, by_reaction = _may_react(K, R, S, tgt, True, LIVE[A.C_BEGINS])
+        if by_ready or by_reaction:
+            nb = S[tgt, S_NBLK]
+            S[tgt, S_NBLK] = nb + 1
+            shield = max(_dice(K[tgt, K_SH_COUNT], K[tgt, K_SH_SIDES], K[tgt, K_SH_BONUS], seed, g, rnd,
+                               np.int64(A.SITE_SHIELD), tgt, nb * 64), 0)
+            if by_ready:
+                S[tgt, S_READY] = A.READY_NONE
+            else:
+                S[tgt, S_REACTION_LEFT] = 0
+            S[tgt, S_BLOCKS] += 1
+            dmg = max(dmg - shield, 0)
+    S[att, S_HITS] += 1 if hit else 0
+    S[att, S_DEALT] += dmg
+    S[tgt, S_TAKEN] += dmg
+    S[tgt, S_HP] -= dmg
+    S[att, S_SPOINTS] += points
+    if mask & ~CRITS:  # katt.apply_stunts
+        S[att, S_DS] |= mask >> A.ST_DS & 1
+        S[att, S_LOADED] |= mask >> A.ST_RAPID & 1
+        S[att, S_SEIZE] |= mask >> A.ST_SEIZE & 1
+        if mask & CONTROL:
+            _control(PK, att, tgt, w, total, ordinal, mask)
     if S[tgt, S_HP] <= 0 and S[tgt, S_STATUS] == A.STANDING:  # katt.knock_down, no grapple to end
         S[tgt, S_STATUS] = A.DEAD if R[R_AT_ZERO_DEAD] != 0 else A.UNCONSCIOUS
         S[tgt, S_DOWN_ROUND] = rnd
@@ -347,7 +345,7 @@ def _plan(K, W, R, COND, NEED, S, POSN, LIVE, a, b, p, dist):
 
 
 @_once
-def _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BUY, LIVE, seed, g, a, p, rnd, dist):
+def _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, seed, g, a, p, rnd, dist):
     """kturn.take_turn for a against the other; returns the distance after it."""
     b = 1 - a
     S[a, S_DS] = 0
@@ -410,17 +408,17 @@ def _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BUY, LIVE, seed, g, a, p, rn
             else:
                 S[a, S_PREP_AP] = need
         if att >= 0:
-            _strike(PK, K, W, R, COND, SBW, S, BUY, LIVE, seed, g, rnd, att, a + b - att)
+            _strike(PK, K, W, R, COND, SBW, S, BOUGHT, BUY, LIVE, seed, g, rnd, att, a + b - att)
     return dist
 
 
-@_step
+@_once
 def _roll_offs(S, RU, seed, g, rnd):
     """kernel.roll_offs for two creatures."""
     for c in range(2):
         w = keyed.block(seed, g, rnd, A.SITE_ROLLOFF, c, 0)
         for k in range(ROLL_OFFS):
-            S[c, S_ROLL0 + k] = keyed.die_word_quick(w[k], 10, seed, g, rnd, A.SITE_ROLLOFF, c, k)
+            S[c, S_ROLL0 + k] = _die_word(w[k], 10, seed, g, rnd, A.SITE_ROLLOFF, c, k)
         RU[c] = float(w[ROLL_OFFS]) * TWO_POW_MINUS_32
 
 
@@ -471,7 +469,7 @@ def play_duel_chunk(PK, BUY, first, max_rounds, OUT, WIN, ROUNDS):
     T, X = unpack(PK)
     G, seed = context(PK)[:2]
     K, W, R, COND, SBW, NEED = T[0], T[1], T[2], T[3], T[4], T[17]
-    S, D, RU, POSN = X[0], X[1], X[4], X[13]
+    S, D, BOUGHT, RU, POSN = X[0], X[1], X[3], X[4], X[13]
     LIVE = BUY[BUY.shape[0] - 5:]
     dist0 = abs(K[0, K_X0] - K[1, K_X0]) + abs(K[0, K_Y0] - K[1, K_Y0])
     ties = K[0, K_ORDER_ATTR] == K[1, K_ORDER_ATTR]  # otherwise the roll-offs are never read
@@ -502,7 +500,8 @@ def play_duel_chunk(PK, BUY, first, max_rounds, OUT, WIN, ROUNDS):
                     a = lead if k == 0 else 1 - lead
                     if S[a, S_STATUS] != A.STANDING:
                         continue
-                    dist = _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BUY, LIVE, seed, g, a, p, rnd, dist)
+                    dist = _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, seed, g, a, p, rnd,
+                                 dist)
                     result = _outcome(K, S)
                     if result != UNFINISHED:
                         break

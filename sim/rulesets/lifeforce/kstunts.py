@@ -21,6 +21,7 @@ from numba import njit
 
 from sim.rulesets.lifeforce import katt as A
 from sim.rulesets.lifeforce import tables as TB
+from sim.rulesets.lifeforce.kpack import context, unpack
 from sim.rulesets.lifeforce.layout import (
     K_ARMOR, K_DODGE, K_HELD_W, K_OFFENCE, K_RANGED_W, K_REFLEX, K_UNARMED_W,
     R_ATTACK_DIE, R_DS_DEFENCES, R_INITIATOR_D100, R_LOADING_AP, R_RECOVER_AP, R_STAND_AP,
@@ -28,6 +29,9 @@ from sim.rulesets.lifeforce.layout import (
     W_AP, W_ARMOURED, W_D_BONUS, W_D_COUNT, W_D_SIDES, W_RANGE, W_REACH, W_SKILL, W_TABLE)
 
 _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
+# Compiled once and called, from the general strike (katt.buy_stunts) and the duel loop
+# (kduel.py) alike: inlined, its worth tables made each copy some 17 CPU-s of compile.
+_step = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
 MULTS = (2, 3, 4)  # twice the damage multiplier: none, Minor Critical, Major Critical
 DS_BLOWS = 0.5  # the target's blows expected before the attacker's next turn
 SEIZE_WORTH = 0.25  # blows' worth of acting first next round
@@ -183,3 +187,10 @@ def buy_best(T, X, G, att, tgt, w, points, total, second):
         sub = (sub - 1) & helping
     for s in range(A.N_STUNTS):
         BOUGHT[s] = best >> s & 1
+
+
+@_step
+def buy_best_called(PK, att, tgt, w, points, total, second):
+    """buy_best on the packed tables and scratch (kpack): fills BOUGHT."""
+    T, X = unpack(PK)
+    buy_best(T, X, context(PK)[0], att, tgt, w, points, total, second)
