@@ -203,7 +203,7 @@ def buy_stunts(T, X, G, seed, att, tgt, w, points, total):
     if R[R_DUAL_MIN_COST] > 0 and points >= R[R_DUAL_MIN_COST]:
         second = _second_target(T, X, G, seed, att, tgt, w)
     if K[att, K_STUNT_EV]:
-        kstunts.buy_best(T, X, G, att, tgt, w, points, total, second)
+        kstunts.buy_best_called(X[XP], att, tgt, w, points, total, second)
         return second if BOUGHT[ST_DUAL] > 0 else -1
     left = points
     table = W[w, W_TABLE]

@@ -14,6 +14,8 @@ from sim.events import emit
 from sim.rulesets.lifeforce import katt as A
 from sim.rulesets.lifeforce import kgrid as grid
 from sim.rulesets.lifeforce import ktrace as E
+from sim.rulesets.lifeforce.kduel import play_duel_chunk
+from sim.rulesets.lifeforce.korder import DRAW, ROLL_OFFS, TWO_POW_MINUS_32, UNFINISHED, goes_before
 from sim.rulesets.lifeforce.kturn import take_turn
 from sim.rulesets.lifeforce.kpack import XP, context, unpack
 from sim.rulesets.lifeforce.layout import (
@@ -23,10 +25,7 @@ from sim.rulesets.lifeforce.layout import (
     S_PARTNER, S_PREP_ACTION, S_PREP_AP, S_PREP_TARGET, S_REACTION_LEFT, S_ROLL0, S_SEIZE, S_SLOW, S_STATUS,
     S_STUNTED, S_TARGET, S_THREAT_BY, S_THREAT_LEFT, S_TRACK, S_X, S_Y, S_PRONE, S_DISARMED)
 
-DRAW, UNFINISHED = -1, -2
 STALL_ROUNDS = 500  # as sim/engine.py: nothing changed for this long, nobody can hurt anybody
-ROLL_OFFS = 3  # d10s per creature, then the uniform: four words, one block
-TWO_POW_MINUS_32 = 1.0 / 4294967296.0
 
 _inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
 # Rule steps are compiled one by one and called (LLVM still inlines the small ones):
@@ -49,22 +48,6 @@ def roll_offs(X, G, seed, rnd):
 
 
 @_inline
-def _goes_before(K, S, RU, i, j):
-    """Whether i acts before j: net Hastened, Reaction, the roll-offs, then the final draw."""
-    ki, kj = S[i, S_HAST] - S[i, S_SLOW], S[j, S_HAST] - S[j, S_SLOW]
-    if ki != kj:
-        return ki > kj
-    if K[i, K_ORDER_ATTR] != K[j, K_ORDER_ATTR]:
-        return K[i, K_ORDER_ATTR] > K[j, K_ORDER_ATTR]
-    for k in range(ROLL_OFFS):
-        if S[i, S_ROLL0 + k] != S[j, S_ROLL0 + k]:
-            return S[i, S_ROLL0 + k] > S[j, S_ROLL0 + k]
-    if RU[i] != RU[j]:
-        return RU[i] > RU[j]
-    return i < j
-
-
-@_inline
 def turn_order(K, X):
     """Insertion sort of the creatures into ORDER (stable: equal keys keep index order)."""
     S, RU, ORDER, POSN = X[0], X[4], X[11], X[13]
@@ -74,7 +57,7 @@ def turn_order(K, X):
     for i in range(1, C):
         c = ORDER[i]
         j = i - 1
-        while j >= 0 and _goes_before(K, S, RU, c, ORDER[j]):
+        while j >= 0 and goes_before(K, S, RU, c, ORDER[j]):
             ORDER[j + 1] = ORDER[j]
             j -= 1
         ORDER[j + 1] = c
@@ -243,11 +226,16 @@ def fingerprint(S):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def play_chunk(P, first, max_rounds, traced, START, has_start, OUT, WIN, ROUNDS, STALLED):
+def play_chunk(P, first, max_rounds, traced, START, has_start, OUT, WIN, ROUNDS, STALLED, duel, DUEL_BUY):
     """Skirmishes first .. first + len(WIN) - 1, each to its end or max_rounds. OUT is
     (column, skirmish, combatant) so that each outcome column is one contiguous block;
-    P holds the tables, scratch and run context (kpack)."""
+    P holds the tables, scratch and run context (kpack). A duel (kduel.duel_tables)
+    plays in the fused duel loop unless a skirmish is traced, a start is given or
+    stalls are watched for: the same fights."""
     T, X = unpack(P)
+    if duel and not has_start and not first <= traced < first + WIN.shape[0] and not T[2][R_STALL_CHECK]:
+        play_duel_chunk(P, DUEL_BUY, first, max_rounds, OUT, WIN, ROUNDS)
+        return
     G, seed, ev, cnt = context(P)
     S = X[0]
     for i in range(WIN.shape[0]):

@@ -9,7 +9,7 @@ import numpy as np
 
 from sim import compiled, events, keyed, policy_vm
 from sim.rulesets.base import STANDARD_COMBATANT_COLUMNS, Outcome
-from sim.rulesets.lifeforce import engine, kdecide, kernel, kpack, kstunts, ktrace
+from sim.rulesets.lifeforce import engine, kdecide, kduel, kernel, kpack, kstunts, ktrace
 from sim.rulesets.lifeforce import layout as L
 from sim.rulesets.lifeforce import tables as TB
 
@@ -27,6 +27,8 @@ class KernelSetup:
     n_obs: int
     stack_size: int
     zone_cells: int
+    duel: bool = False  # played by the fused duel loop (kduel.py) where a chunk allows
+    duel_buy: np.ndarray | None = None  # its fixed-order stunt purchases
 
 
 def phase_cells(movement: int, cell_size: float) -> list[int]:
@@ -146,8 +148,9 @@ def build(scenario) -> KernelSetup:
               table.rule_first.astype(np.int64), table.reads.astype(np.int8), zone, zfirst, need,
               np.array([s.grid.cell_size]), worth)
     assert len(tables[0]) == C
+    duel, duel_buy = kduel.duel_tables(K, W, tables[2], cond, tables[5], tables[6])
     return KernelSetup(legacy=s, tables=tables, n_obs=len(kdecide.OBSERVATIONS), stack_size=table.stack_size,
-                       zone_cells=max(1, len(zone)))
+                       zone_cells=max(1, len(zone)), duel=duel, duel_buy=duel_buy)
 
 
 def _scratch(setup: KernelSetup) -> tuple:
@@ -193,7 +196,8 @@ def _run(setup: KernelSetup, seed: int, first: int, n: int, max_rounds: int, sta
     rounds = np.empty(n, dtype=np.int32)
     stalled = np.zeros(n, dtype=np.int8)
     P = kpack.pack(tables, _scratch(setup), np.zeros(4, dtype=np.int64), seed, ev, cnt)
-    kernel.play_chunk(P, first, max_rounds, traced, start_arr, has_start, out_cols, win, rounds, stalled)
+    kernel.play_chunk(P, first, max_rounds, traced, start_arr, has_start, out_cols, win, rounds, stalled,
+                      setup.duel, setup.duel_buy)
     ev[...] = kpack.part(P, kpack.EV_PART, ev)  # the trace's events, written inside P
     cnt[...] = kpack.part(P, kpack.CNT_PART, cnt)
     per = {name: out_cols[k] for k, name in enumerate(L.OUTCOME_COLUMNS)}
