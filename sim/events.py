@@ -8,12 +8,10 @@ table of formats. Every other skirmish pays one comparison per site.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from sim.jit import inline
 
 WIDTH = 8  # code, round, and six values
 CAPACITY = 200_000
-
-_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
 
 
 def new_buffer(capacity: int = CAPACITY) -> tuple[np.ndarray, np.ndarray]:
@@ -26,7 +24,7 @@ def no_buffer() -> tuple[np.ndarray, np.ndarray]:
     return np.zeros((0, WIDTH), dtype=np.int64), np.zeros(2, dtype=np.int64)
 
 
-@_inline
+@inline
 def emit(events, counts, code, rnd, a, b, c, d, e, f):
     i = counts[0]
     if i < events.shape[0]:

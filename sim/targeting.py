@@ -7,17 +7,15 @@ on common random numbers, and a choice among m candidates costs one number, not 
 """
 from __future__ import annotations
 
-from numba import njit
 
 from sim.policy import TARGET_MODES
+from sim.jit import inline
 
 RANDOM, WEAKEST, STRONGEST, FOCUS, NEAREST = (TARGET_MODES.index(m) for m in
                                               ("random", "weakest", "strongest", "focus", "nearest"))
 
-_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
 
-
-@_inline
+@inline
 def nth_candidate(cand, nth):
     """The column of the nth (from 0) true entry of cand."""
     seen = 0
@@ -29,7 +27,7 @@ def nth_candidate(cand, nth):
     return -1
 
 
-@_inline
+@inline
 def count(cand):
     m = 0
     for j in range(cand.shape[0]):
@@ -38,7 +36,7 @@ def count(cand):
     return m
 
 
-@_inline
+@inline
 def _extreme(cand, score, lowest, u):
     # The best score among candidates, ties broken by u among the tied ones.
     best = 0.0
@@ -61,7 +59,7 @@ def _extreme(cand, score, lowest, u):
     return -1
 
 
-@_inline
+@inline
 def choose(mode, cand, health, distance, focus, u):
     """The chosen column, or -1 when cand holds no candidate.
 

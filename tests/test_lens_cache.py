@@ -7,6 +7,7 @@ missing from it would run stale machine code after an edit.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from sim import compiled
@@ -15,7 +16,7 @@ LENS = Path(compiled.__file__).resolve().parent / "rulesets" / "lens"
 
 
 def test_every_compiled_lens_file_is_fingerprinted():
-    compiled_files = {p for p in LENS.glob("*.py") if "@_jit" in p.read_text() or "@_inline" in p.read_text()}
+    compiled_files = {p for p in LENS.glob("*.py") if re.search(r"^@(inline|once|rule)\b", p.read_text(), re.M)}
     assert {"kernel.py", "kactions.py", "kblows.py", "kbeat.py", "kcore.py", "kvalue.py"} <= {p.name for p in
                                                                                            compiled_files}
     missing = compiled_files - set(compiled.kernel_sources())

@@ -19,8 +19,8 @@ from sim.rulesets.gods_and_monsters.tables import (
     L_ATTACKING, L_HIT, L_KIND, L_TARGET, ND_ATTACK, ND_DAMAGE, NORMAL, REACTION, S_BASE, S_CBONUS, S_CCOUNT,
     S_CSAVE, S_CSIDES, S_DBONUS, S_DCOUNT, S_DSIDES, S_OWNER, S_RANGED, STRAY, STRONG, UNAWARE, W_ACTION, W_ASLEEP,
     W_ATT_PEN, W_ATTACKS, W_BOUND, W_BUSY, W_COVERING, W_DEALT, W_DEF, W_FIRING, W_HELD, W_BLOCKED, W_HITS,
-    W_HOLDING, W_LED, W_PDIRECT, W_PTAKEN, W_RDEALT, W_ROLL_PEN, W_STATUS, W_SURPRISED, W_TAKEN, W_UPSET, inline,
-    once, rule)
+    W_HOLDING, W_LED, W_PDIRECT, W_PTAKEN, W_RDEALT, W_ROLL_PEN, W_STATUS, W_SURPRISED, W_TAKEN, W_UPSET)
+from sim.jit import inline, once, rule
 from sim.rulesets.gods_and_monsters.schema import CALLED_SHOT_PENALTY, SURPRISED_ROLL_PENALTY  # noqa: F401
 
 EV_RIDER = 40  # riders of the attack line before: (sub, slot, value)

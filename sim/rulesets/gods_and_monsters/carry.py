@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from sim import events
 from sim.rulesets.gods_and_monsters.tables import (
-    EV_SLEEPS, L_LOADED, W_ASLEEP, W_BOUND, W_DRAWN, W_HELD, W_HELD_BY, W_HOLDING, W_WAKE, rule)
+    EV_SLEEPS, L_LOADED, W_ASLEEP, W_BOUND, W_DRAWN, W_HELD, W_HELD_BY, W_HOLDING, W_WAKE)
+from sim.jit import rule
 
 
 @rule

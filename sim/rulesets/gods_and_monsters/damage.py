@@ -6,7 +6,8 @@ from sim.rulesets.base import DEAD, STANDING, UNCONSCIOUS
 from sim.rulesets.gods_and_monsters.schema import SURPRISED_ROLL_PENALTY
 from sim.rulesets.gods_and_monsters.tables import (
     C_FORT, C_USES_VERVE, DEATH_GUIDE, EV_CONSCIOUS, EV_DIES, EV_TAKES, G_GUIDE, HEALTH, W_DOWN, W_INJ,
-    W_OWED, W_PDIRECT, W_PENDING, W_PTAKEN, W_RTAKEN, W_STATUS, W_SURPRISED, W_SURV, W_VERVE, rule)
+    W_OWED, W_PDIRECT, W_PENDING, W_PTAKEN, W_RTAKEN, W_STATUS, W_SURPRISED, W_SURV, W_VERVE)
+from sim.jit import rule
 
 
 @rule

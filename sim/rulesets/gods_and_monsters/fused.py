@@ -29,7 +29,8 @@ from sim.rulesets.gods_and_monsters.tables import (
     S_DSIDES, S_OWNER, S_RANGED, S_REACH, SLOT_ROLLS, SNAP, SURPRISE, UNAWARE, W_ACTION, W_ASLEEP, W_ATT_PEN,
     W_ATTACKS, W_CAN_ACT, W_COVERING, W_DEALT, W_DEF, W_DOWN, W_DRAWN, W_HELD_BY, W_HITS, W_HOLDING, W_INJ,
     W_LAST_DEALT, W_LAST_TAKEN, W_PTAKEN, W_RDEALT, W_ROLL_PEN, W_STATUS, W_SURPRISED, W_SURV, W_TAKEN, W_TMODE,
-    W_VERVE, W_WAKE, W_WAS_SURPRISED, W_WHY, W_X, W_Y, WITHDRAW, inline, rule)
+    W_VERVE, W_WAKE, W_WAS_SURPRISED, W_WHY, W_X, W_Y, WITHDRAW)
+from sim.jit import inline, rule
 
 MAX_FUSED = 63  # combatants an int64 bitmask holds
 

@@ -10,7 +10,8 @@ from sim.rulesets.gods_and_monsters.tables import (
     C_EVASION, C_FIRST_SLOT, C_FORT, C_SIZE, DAMAGE, EV_GRAB, EV_STRAIN, EV_TIED, GRAB_DODGE, HELD_GRABBED,
     HELD_IMMOBILIZED, HELD_NONE, HOLD_BREAK, HOLD_KEEP, K_GRAB, L_ATTACKING, L_HIT, L_KIND, L_TARGET, S_OWNER,
     W_BOUND, W_DEALT, W_HELD, W_HELD_BY, W_HOLDING, W_ON_HELD, W_PRE_HELD, W_PTAKEN, W_RDEALT, W_ROLL_PEN,
-    W_STATUS, W_TAKEN, W_TYING, once, rule)
+    W_STATUS, W_TAKEN, W_TYING)
+from sim.jit import once, rule
 from sim.rulesets.gods_and_monsters.attacks import slot_damage
 
 

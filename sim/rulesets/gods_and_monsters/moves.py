@@ -14,7 +14,8 @@ from sim.rulesets.base import STANDING
 from sim.rulesets.gods_and_monsters.tables import (
     ADVANCE, C_KITE_CELLS, C_MAX_REACH, C_MOVE_CELLS, C_MOVE_MODE, C_SIDE, FAR, G_HEIGHT, G_METRIC, G_WIDTH, KITE,
     MOVE_GOAL, NEAREST, RANDOM, W_GOAL_AWAY, W_MAY_MOVE, W_GOAL_CLOSE, W_STATUS, W_SURV, W_TMODE, W_VERVE, W_X, W_Y,
-    WITHDRAW_MOVE, inline, once, rule)
+    WITHDRAW_MOVE)
+from sim.jit import inline, once, rule
 
 NX = np.array([1, -1, 0, 0, 1, 1, -1, -1], dtype=np.int64)
 NY = np.array([0, 0, 1, -1, 1, -1, 1, -1], dtype=np.int64)

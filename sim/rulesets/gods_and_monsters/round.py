@@ -31,7 +31,8 @@ from sim.rulesets.gods_and_monsters.tables import (
     W_DEF, W_DOWN, W_DRAWN, W_FIRING, W_FORCED, W_GRABBING, W_HELD, W_HOLDING, W_IN_CLOSE, W_INJ, W_LAST_DEALT,
     W_LAST_TAKEN, W_LED, W_LOST, W_MAY_MOVE, W_MOVED, W_ON_HELD, W_PENDING, W_PRE_HELD, W_PX, W_PY, W_RDEALT,
     W_ROLL_PEN, W_RTAKEN, W_STAND0, W_STATUS, W_SURPRISED, W_SURV, W_TMODE, W_TYING, W_UPSET, W_VERVE, W_WAKE,
-    W_WHY, W_X, W_Y, WITHDRAW, inline, once, rule)
+    W_WHY, W_X, W_Y, WITHDRAW)
+from sim.jit import inline, once, rule
 
 
 @once

@@ -6,7 +6,8 @@ from sim.rulesets.base import STANDING
 from sim.rulesets.gods_and_monsters.tables import (
     C_NSPELL, C_SAVE0, C_SIDE, C_SPELL_FIRST, EV_SPELL, NEVER, P_BONUS, P_COUNT, P_RANGE, P_SAVE, P_SIDES, P_SLEEP,
     SPELL_DAMAGE, SPELL_SAVE, SPELL_TARGET, W_ASLEEP, W_CASTING, W_DEALT, W_PTAKEN, W_RDEALT, W_ROLL_PEN,
-    W_SPELL_OF, W_SPELL_TGT, W_STATUS, W_SURV, W_TAKEN, W_TMODE, W_VERVE, W_WAKE, once)
+    W_SPELL_OF, W_SPELL_TGT, W_STATUS, W_SURV, W_TAKEN, W_TMODE, W_VERVE, W_WAKE)
+from sim.jit import once
 
 
 @once

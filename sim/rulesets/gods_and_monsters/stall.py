@@ -2,7 +2,8 @@
 whose state has not changed for STALL_ROUNDS rounds stops (as sim/engine.py)."""
 from __future__ import annotations
 
-from sim.rulesets.gods_and_monsters.tables import L_FREE_USED, L_LOADED, W_ATTACKS, W_DOWN, rule
+from sim.rulesets.gods_and_monsters.tables import L_FREE_USED, L_LOADED, W_ATTACKS, W_DOWN
+from sim.jit import rule
 
 STALL_ROUNDS, STALL_EVERY = 500, 50  # looked at every STALL_EVERY rounds
 

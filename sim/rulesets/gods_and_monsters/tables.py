@@ -10,21 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from sim import battlefield as bf
 from sim import policy_vm
 from sim.policy import TARGET_MODES
 from sim.rulesets.gods_and_monsters import schema as S
 
-# `rule`: compiled once and called. `once`: a rule with one call site, compiled once like
-# `rule` and then inlined by LLVM into its caller (forceinline, the alwaysinline attribute):
-# no call passing a dozen array structs, without typing the rule again at the call site as
-# Numba's own inlining (`inline`) does. A callee is compiled with its caller's flags, so
-# `rule` says forceinline=False lest a rule called from a `once` inherit it.
-rule = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
-once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
-inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
 
 NEVER = 1 << 30  # a surprise target no d20 misses; unlimited spell uses
 FAR = bf.FAR
@@ -132,7 +123,6 @@ def strength_bonus(strength, table: dict) -> int:
         if strength >= level:
             bonus = value
     return bonus
-
 
 
 def build(scenario) -> Setup:

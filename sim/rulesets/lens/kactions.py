@@ -6,7 +6,6 @@ Action"); defences are reactions (kblows). Rule fixes are guarded by the `fixes`
 """
 from __future__ import annotations
 
-from numba import njit
 
 from sim.rulesets.lens.kbeat import ATTACK, CAST_A, FLEE, MOVE_A, TAG_ATTACK, USE, candidates, decide, held, pick, spare
 from sim.rulesets.lens.kblows import DEFENCE_ROOM, MAX_BEATS, strike
@@ -112,15 +111,13 @@ from sim.rulesets.lens.ktables import (
     W_SIDES,
 )
 from sim.rulesets.lens.kvalue import attack_chance, blow_value, momentum_worth, offence_value, tag_gain, uses_spell
+from sim.jit import inline, once
 
-# How a rule is compiled (kcore's decorators say why).
-_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-_inline_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 
 FLED = 3
 
 
-@_inline_once
+@once
 def helpers(K, st, c, ability, ctx, ev, cnt):
     """Talent-die sides of the ally who Assists and the enemy who Interferes (0: none), paid for.
 
@@ -157,7 +154,7 @@ def helpers(K, st, c, ability, ctx, ev, cnt):
     return out_a, out_i
 
 
-@_inline
+@inline
 def _help_pays(K, st, c, j, ability, kind):
     ci = K[0]
     tn = 99
@@ -177,7 +174,7 @@ def _help_pays(K, st, c, j, ability, kind):
     return change > momentum_worth(K, st, j)
 
 
-@_inline
+@inline
 def connects(K, st, c, eff, tgt, mask, spell, ctx, ev, cnt):
     """Whether an attack-like roll hits, paying a Sacrifice's second Momentum where it is taken.
     What the hit is worth (the default play's question) is worked out only when asked:
@@ -206,7 +203,7 @@ def connects(K, st, c, eff, tgt, mask, spell, ctx, ev, cnt):
     return hit
 
 
-@_inline
+@inline
 def tags_to_attach(K, st, c, tgt, budget):
     """How many weapon tags to attach: the family's count up to the cap and the Momentum,
     or, in the default play, each next tag while what it adds beats another attack."""
@@ -227,7 +224,7 @@ def tags_to_attach(K, st, c, tgt, budget):
     return min(max(k, 0), 6)
 
 
-@_inline
+@inline
 def _targets(K, st, c, reach, cand, spell, ctx, ev, cnt):
     """How many enemies can be attacked (marked in cand); fixed: when there are enemies in
     reach only at a 0% chance, none, and the turn ends."""
@@ -241,13 +238,13 @@ def _targets(K, st, c, reach, cand, spell, ctx, ev, cnt):
     return 0
 
 
-@_inline
+@inline
 def _pay(st, c, amount):
     st[MOM, c] -= amount
     st[SPENT, c] += amount
 
 
-@_inline_once
+@once
 def attack(K, st, c, tagged, mode, F, seed, ctx, ev, cnt):
     ci, R, prefix = K[0], K[2], prefix_table(K)
     cand = cand_of(K, st, ctx)
@@ -283,7 +280,7 @@ def attack(K, st, c, tagged, mode, F, seed, ctx, ev, cnt):
            blow, True, seed, ctx, ev, cnt)
 
 
-@_inline_once
+@once
 def cast(K, st, c, mode, F, seed, ctx, ev, cnt):
     ci, R = K[0], K[2]
     cand = cand_of(K, st, ctx)
@@ -329,7 +326,7 @@ def cast(K, st, c, mode, F, seed, ctx, ev, cnt):
     strike(K, st, c, tgt, dmg, ci[c, SPELL_MASK], False, True, K[1][c, SP_MEAN], blow, True, seed, ctx, ev, cnt)
 
 
-@_inline_once
+@once
 def use(K, st, c, seed, ctx, ev, cnt):
     """Use: a healing item (its size's Momentum, over several beats or rounds when short) or re-arming."""
     ci, cf, R = K[0], K[1], K[2]
@@ -366,7 +363,7 @@ def use(K, st, c, seed, ctx, ev, cnt):
     emit(ev, cnt, ctx, E_USE, c, paid, int(done), gain, st[BODYV, c], st[PROGRESS, c] * 100 + cost)
 
 
-@_inline_once
+@once
 def move(K, st, c, mode, F, seed, ctx, ev, cnt):
     """Move its speed per Momentum toward the chosen enemy, stopping within reach."""
     ci, R = K[0], K[2]
@@ -391,7 +388,7 @@ def move(K, st, c, mode, F, seed, ctx, ev, cnt):
         st[TURN_OVER, c] = 1
 
 
-@_inline
+@inline
 def _nothing_to_spend(K, st, c):
     """Whether a family's character (not scripted, not the default play) must hold: no
     Momentum beyond what it keeps for defence, and no free draught. Every character's
@@ -402,7 +399,7 @@ def _nothing_to_spend(K, st, c):
     return st[MOM, c] - held(K, st, c) < 1 and not (st[ITEMS, c] > 0 and ci[c, ITEM_COST] == 0)
 
 
-@_inline_once
+@once
 def beat(K, P, st, c, F, seed, ctx, ev, cnt):
     if _nothing_to_spend(K, st, c):
         st[TURN_OVER, c] = 1  # what decide would choose, without its scans
@@ -423,6 +420,5 @@ def beat(K, P, st, c, F, seed, ctx, ev, cnt):
         st[TURN_OVER, c] = 1
     else:
         st[TURN_OVER, c] = 1
-
 
 

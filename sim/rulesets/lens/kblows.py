@@ -8,7 +8,6 @@ defence is chosen.
 """
 from __future__ import annotations
 
-from numba import njit
 
 from sim.rulesets.lens.kcore import (
     drow_table,
@@ -88,11 +87,8 @@ from sim.rulesets.lens.ktables import (
     W_SIDES,
 )
 from sim.rulesets.lens.kvalue import costly_branch, defence_saving, momentum_worth
+from sim.jit import inline, once, rule
 
-# How a rule is compiled (kcore's decorators say why).
-_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-_jit = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
-_inline_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 
 ABJURE, MITIGATE, BLOCK, DODGE, PARRY = range(5)
 ALWAYS, BIG_HITS = 1, 2
@@ -100,8 +96,7 @@ MAX_BEATS = 64
 DEFENCE_ROOM = 2  # kcore.drawn_of's room for the first block of a blow's defence roll
 
 
-
-@_inline
+@inline
 def drop_one(K, mask):
     """Mitigation removes the first removable tag (one that inflicts a condition)."""
     tags = tag_table(K)
@@ -113,7 +108,7 @@ def drop_one(K, mask):
     return mask
 
 
-@_inline
+@inline
 def tag_conditions(K, mask):
     tags = tag_table(K)
     bits = 0
@@ -123,7 +118,7 @@ def tag_conditions(K, mask):
     return bits
 
 
-@_inline
+@inline
 def allowed(K, st, who, d, mask, missile, magical):
     ci, tags, R = K[0], tag_table(K), K[2]
     if ci[who, IS_CHAR] == 0 or not (ci[who, DEF_ALLOWED] >> d & 1) or (mask & tags[d]) != 0:
@@ -144,7 +139,7 @@ def allowed(K, st, who, d, mask, missile, magical):
             and not cond_any(K, cond, C_NO_WEAPON))
 
 
-@_inline
+@inline
 def choose_defence(K, st, who, tn, mean, mask, missile, magical, src):
     """The defence with the largest expected saving, -1 for none; a family with a fixed
     Momentum value reads the savings of a blow from src (kcore.blow_source) from its table."""
@@ -171,7 +166,7 @@ def choose_defence(K, st, who, tn, mean, mask, missile, magical, src):
     return pick
 
 
-@_inline_once
+@once
 def strike(K, st, att, who, damage, mask, missile, magical, mean, blow, defendable, seed, ctx, ev, cnt):
     """A connecting blow of `damage` on `who`; returns the damage dealt. A character's
     defence roll reads its first block from room DEFENCE_ROOM of kcore.drawn_of, drawn
@@ -192,7 +187,7 @@ def strike(K, st, att, who, damage, mask, missile, magical, mean, blow, defendab
     return d
 
 
-@_inline_once
+@once
 def defend(K, st, att, who, damage, mask, missile, magical, mean, blow, defendable, seed, ctx, ev, cnt):
     ci, cf, drows, R = K[0], K[1], drow_table(K), K[2]
     tn = ci[att, ATT_RATING]
@@ -252,7 +247,7 @@ def defend(K, st, att, who, damage, mask, missile, magical, mean, blow, defendab
     return dmg
 
 
-@_inline
+@inline
 def _row_effects(K, st, att, who, d, row, blow, seed, ctx, ev, cnt):
     drows = drow_table(K)
     if drows[d * DEF_ROWS + row, DEF_COND] >= 0:
@@ -269,7 +264,7 @@ def _row_effects(K, st, att, who, d, row, blow, seed, ctx, ev, cnt):
         dodge_step(K, st, who, seed, ctx, SITE_DODGE_STEP, blow, ev, cnt)
 
 
-@_jit
+@rule
 def _riposte(K, st, who, att, blow, seed, ctx, ev, cnt):
     """Parry's Triumph: a free attack back, which cannot be defended."""
     ci, R = K[0], K[2]

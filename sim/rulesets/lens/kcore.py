@@ -8,7 +8,6 @@ index, the round, whether this skirmish is traced and the beat.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from sim import events, keyed
 from sim.rulesets.lens.ktables import (
@@ -45,6 +44,7 @@ from sim.rulesets.lens.ktables import (
     R_VOID_LIMIT,
     R_ZERO_VOID,
 )
+from sim.jit import inline, rule
 
 (STATUS, BODYV, VOID, BRACKET, MOM, OWED, TURN_OVER, LOCKED, COND, FRESH, FORMED, PROGRESS, ITEMS, ATTACKS, HITS,
  DEALT, TAKEN, SPENT, DEFENCES, RECOVERED, DOWN_ROUND, EARLY, PX, PY, LOST, START_MOM) = range(26)
@@ -67,49 +67,36 @@ DISARMED_BIT = 8
 NEIGHBOURS_X = np.array([1, -1, 0, 0, 1, 1, -1, -1], dtype=np.int64)
 NEIGHBOURS_Y = np.array([0, 0, 1, -1, 1, -1, 1, -1], dtype=np.int64)
 
-# Three ways a rule is compiled. `_inline`: small helpers, inlined into the caller's Numba
-# IR (typed again at every call site). `_jit`: the rules themselves, compiled once each and
-# called; inlining every rule into every caller made one kernel of some 10 GB of compiler
-# memory. `_inline_once`: a rule with one call site on the hot path, compiled once like
-# `_jit` and then inlined by LLVM into its caller (forceinline: the alwaysinline attribute),
-# which saves a call of some 90 machine words without typing the rule again; inlining them
-# in Numba's IR instead (`inline="always"`) measured much the same speed but a 547 CPU-s
-# cold compile. forceinline=False on `_jit` keeps a rule compiled from an inlined one from
-# inheriting the flag.
-_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-_jit = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
-_inline_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
-
 
 # The scenario's tables travel as K = (ci, cf, rules) (ktables.pack): ci and cf hold the
 # per-combatant integers and floats in their first C rows and every other table below
 # them, found by offsets in `rules`. Three arrays make a call pass some 25 machine words
 # where thirteen tables passed some 140 (a skirmish makes a few hundred calls).
-@_inline
+@inline
 def ability_row(K, who, ability):
     """(talent, training, tool, quality modifier) sides of who's ability."""
     R = K[2]
     return K[0][R[R_OFF_AB] + who * R[R_N_AB] + ability]
 
 
-@_inline
+@inline
 def prefix_table(K):
     """prefix[c, k]: the tag mask of c's first k weapon tags."""
     return K[0][K[2][R_OFF_PREFIX]:]
 
 
-@_inline
+@inline
 def slot_table(K):
     """si[s, X]: the monster attack slots."""
     return K[0][K[2][R_OFF_SI]:]
 
 
-@_inline
+@inline
 def slot_mean(K, s):
     return K[1][K[2][R_OFF_SMEAN] + s, 0]
 
 
-@_inline
+@inline
 def blow_source(K, att, blow, magical):
     """Which of the savings table's sources a blow comes from: its monster attack slot (a
     monster's blow is keyed by its slot), else the attacker's weapon or spell."""
@@ -118,7 +105,7 @@ def blow_source(K, att, blow, magical):
     return K[2][R_SLOTS] + 2 * att + int(magical)
 
 
-@_inline
+@inline
 def savings_row(K, who, src):
     """What each defence (Abjure .. Parry) of who's is expected to save of a blow from
     source src, at the family's fixed Momentum value (kvalue.fill_savings)."""
@@ -126,19 +113,19 @@ def savings_row(K, who, src):
     return K[1][R[R_OFF_SAVE] + who * R[R_N_SRC] + src]
 
 
-@_inline
+@inline
 def drow_table(K):
     """drows[d * DEF_ROWS + outcome, X]: what each defence row does."""
     return K[0][K[2][R_OFF_DROWS]:]
 
 
-@_inline
+@inline
 def tag_table(K):
     """Defeat masks (5), condition masks (4), the count of removable tags, their bits."""
     return K[0][K[2][R_OFF_TAGS]]
 
 
-@_inline
+@inline
 def cond_table(K):
     R = K[2]
     return K[0][R[R_OFF_COND]:R[R_OFF_COND] + R[R_N_COND]]
@@ -149,24 +136,24 @@ def cond_table(K):
 # monsters' goals, monsters' orders and modes: 3C + 2), the target candidates (C), the
 # characters still to act in a phase (C), the words of blocks drawn ahead (4 * N_DRAWN).
 # Floats (F): health (C), distance (C), the observations, the policy machine's stack.
-@_inline
+@inline
 def focus_of(K, ctx):
     return ctx[4:4 + max(K[2][R_SIDES], 1)]
 
 
-@_inline
+@inline
 def work_of(K, st, ctx):
     a = 4 + max(K[2][R_SIDES], 1)
     return ctx[a:a + 3 * st.shape[1] + 2]
 
 
-@_inline
+@inline
 def cand_of(K, st, ctx):
     a = 4 + max(K[2][R_SIDES], 1) + 3 * st.shape[1] + 2
     return ctx[a:a + st.shape[1]]
 
 
-@_inline
+@inline
 def order_of(K, st, ctx):
     """The characters still to act in a phase (C entries after the candidates)."""
     a = 4 + max(K[2][R_SIDES], 1) + 4 * st.shape[1] + 2
@@ -176,14 +163,14 @@ def order_of(K, st, ctx):
 N_DRAWN = 3  # blocks drawn ahead at most at once (a monster's blow: target, damage, defence)
 
 
-@_inline
+@inline
 def drawn_of(K, st, ctx):
     """Room for the words of N_DRAWN blocks drawn ahead (4 * N_DRAWN entries after the order)."""
     a = 4 + max(K[2][R_SIDES], 1) + 5 * st.shape[1] + 2
     return ctx[a:a + 4 * N_DRAWN]
 
 
-@_inline
+@inline
 def draw_ahead(dr, q, seed, ctx, site, actor, b):
     """Block b of (site, actor) into room q of dr, to be read (drawn) where it is used.
 
@@ -196,32 +183,32 @@ def draw_ahead(dr, q, seed, ctx, site, actor, b):
     dr[4 * q], dr[4 * q + 1], dr[4 * q + 2], dr[4 * q + 3] = np.int64(w0), np.int64(w1), np.int64(w2), np.int64(w3)
 
 
-@_inline
+@inline
 def drawn(dr, q):
     return np.uint64(dr[4 * q]), np.uint64(dr[4 * q + 1]), np.uint64(dr[4 * q + 2]), np.uint64(dr[4 * q + 3])
 
 
-@_inline
+@inline
 def health_of(st, F):
     return F[:st.shape[1]]
 
 
-@_inline
+@inline
 def dist_of(st, F):
     return F[st.shape[1]:2 * st.shape[1]]
 
 
-@_inline
+@inline
 def obs_of(st, F):
     return F[2 * st.shape[1]:2 * st.shape[1] + N_OBS]
 
 
-@_inline
+@inline
 def stack_of(st, F):
     return F[2 * st.shape[1] + N_OBS:]
 
 
-@_inline
+@inline
 def policy_views(P):
     """The policy table (sim/policy_vm.py) from P = (integers, constants, reads): op, arg,
     const, rule_code, rule_action, rule_target, rule_first, reads; the integers start
@@ -231,13 +218,13 @@ def policy_views(P):
             PI[PI[5]:PI[6]], P[2])
 
 
-@_inline
+@inline
 def emit(ev, cnt, ctx, code, a, b, c, d, e, f):
     if ctx[TRACING]:
         events.emit(ev, cnt, code, ctx[RND], a, b, c, d, e, f)
 
 
-@_inline
+@inline
 def roll_dice(count, sides, bonus, seed, ctx, site, actor, k0):
     """count d sides + bonus, die j being number k0 + j of a blocked site: one Philox
     evaluation serves four dice (sim/keyed.py)."""
@@ -247,7 +234,7 @@ def roll_dice(count, sides, bonus, seed, ctx, site, actor, k0):
                       site, actor, k0)
 
 
-@_inline
+@inline
 def roll_drawn(w, count, sides, bonus, seed, ctx, site, actor, k0):
     """roll_dice given the words w of its first block (k0 a multiple of 4), drawn ahead
     (draw_ahead): the same total."""
@@ -262,12 +249,12 @@ def roll_drawn(w, count, sides, bonus, seed, ctx, site, actor, k0):
     return total
 
 
-@_inline
+@inline
 def _face(word, sides, seed, ctx, site, actor, k):
     return keyed.die_word_quick(word, sides, seed, ctx[SK], ctx[RND], site, actor, k) if sides > 0 else 0
 
 
-@_inline
+@inline
 def challenge(K, who, ability, tn, assist, interfere, seed, ctx, site, actor, k0, ev, cnt):
     """Efforts (0 Botch .. 3 Triumph) of character `who` rolling `ability` against `tn`.
 
@@ -279,7 +266,7 @@ def challenge(K, who, ability, tn, assist, interfere, seed, ctx, site, actor, k0
                            ev, cnt)
 
 
-@_inline
+@inline
 def challenge_drawn(K, who, ability, tn, assist, interfere, w, seed, ctx, site, actor, k0, ev, cnt):
     """challenge given the words w of its first block, drawn ahead (draw_ahead)."""
     ab, R = ability_row(K, who, ability), K[2]
@@ -312,7 +299,7 @@ def challenge_drawn(K, who, ability, tn, assist, interfere, w, seed, ctx, site, 
     return eff
 
 
-@_inline
+@inline
 def _quality(eff, t, d1, d2, h0, h1, h2, has1, has2, tn, mod):
     # The roller puts the tool's modifier on the die where it helps most (or hurts least).
     if mod > 0:
@@ -333,7 +320,7 @@ def _quality(eff, t, d1, d2, h0, h1, h2, has1, has2, tn, mod):
     return eff
 
 
-@_inline
+@inline
 def efforts_dist(p0, p1, p2, has1, has2):
     """Chances of 0..3 efforts from each die's chance of an effort (independent dice)."""
     q1 = p1 if has1 else 0.0
@@ -344,7 +331,7 @@ def efforts_dist(p0, p1, p2, has1, has2):
     return b, s, 1.0 - b - s - t, t
 
 
-@_inline
+@inline
 def die_hits(sides, tn):
     """Chance that one die of `sides` faces reaches `tn`."""
     if sides <= 0:
@@ -353,7 +340,7 @@ def die_hits(sides, tn):
     return min(max(good, 0), sides) / sides
 
 
-@_inline
+@inline
 def helped_chances(K, who, ability, tn, assist, interfere):
     """(Botch, Sacrifice, Success, Triumph) chances of a roll with an Assist / Interfere die.
 
@@ -369,7 +356,7 @@ def helped_chances(K, who, ability, tn, assist, interfere):
     return efforts_dist(p0, die_hits(training, tn), die_hits(third, tn), training > 0, training > 0 and third > 0)
 
 
-@_inline
+@inline
 def chances(K, who, ability, tn):
     R = K[2]
     k = min(max(tn, 0), MAX_TN - 1)
@@ -377,7 +364,7 @@ def chances(K, who, ability, tn):
     return p[0], p[1], p[2], p[3]
 
 
-@_inline
+@inline
 def harm(K, st, who, amount, ctx, ev, cnt):
     """Damage into Body, the excess into Void."""
     ci, R = K[0], K[2]
@@ -402,7 +389,7 @@ def harm(K, st, who, amount, ctx, ev, cnt):
     emit(ev, cnt, ctx, E_HARM, who, amount, st[BODYV, who], ci[who, BODY], st[VOID, who], state if down else -1)
 
 
-@_inline
+@inline
 def inflict(st, who, bits, why, ctx, ev, cnt):
     if bits == 0:
         return
@@ -411,7 +398,7 @@ def inflict(st, who, bits, why, ctx, ev, cnt):
     emit(ev, cnt, ctx, E_COND, who, bits, why, 0, 0, 0)
 
 
-@_inline
+@inline
 def inflict_tags(st, att, who, bits, ctx, ev, cnt):
     """The conditions a blow's tags apply, counted for the attacker."""
     if bits == 0:
@@ -427,7 +414,7 @@ def inflict_tags(st, att, who, bits, ctx, ev, cnt):
 
 # The two scans below stop at the last condition held: most combatants hold none, and
 # they run at every beat, blow and round start.
-@_inline
+@inline
 def cond_loss(K, bits, col):
     """Sum of a condition-table column over the conditions in `bits` (bits >= 0)."""
     cond = cond_table(K)
@@ -440,7 +427,7 @@ def cond_loss(K, bits, col):
     return total
 
 
-@_inline
+@inline
 def cond_losses(K, bits):
     """cond_loss of C_LOSS and of C_ATTACKS, in one scan."""
     cond = cond_table(K)
@@ -454,7 +441,7 @@ def cond_losses(K, bits):
     return mom, attacks
 
 
-@_inline
+@inline
 def cond_any(K, bits, col):
     cond = cond_table(K)
     k = 0
@@ -465,7 +452,7 @@ def cond_any(K, bits, col):
     return False
 
 
-@_inline
+@inline
 def single_loss(K, k):
     """Momentum the condition with index k (-1: none) costs next round."""
     if k < 0:
@@ -473,7 +460,7 @@ def single_loss(K, k):
     return cond_table(K)[k, C_LOSS]
 
 
-@_inline
+@inline
 def distance(K, st, i, j):
     """Cells between combatants i and j (0 when everyone is engaged)."""
     R = K[2]
@@ -482,7 +469,7 @@ def distance(K, st, i, j):
     return metric(R[R_METRIC], st[PX, i] - st[PX, j], st[PY, i] - st[PY, j])
 
 
-@_inline
+@inline
 def metric(kind, dx, dy):
     dx, dy = abs(dx), abs(dy)
     if kind == 0:
@@ -492,7 +479,7 @@ def metric(kind, dx, dy):
     return max(dx, dy) + min(dx, dy) // 2
 
 
-@_inline
+@inline
 def free_cell(K, st, who, x, y):
     """Whether (x, y) is inside the grid and nobody standing but `who` is there."""
     R = K[2]
@@ -504,7 +491,7 @@ def free_cell(K, st, who, x, y):
     return True
 
 
-@_inline
+@inline
 def any_free_neighbour(K, st, who):
     """Whether free_neighbours would be above 0, stopping at the first free cell."""
     for k in range(8):
@@ -513,7 +500,7 @@ def any_free_neighbour(K, st, who):
     return False
 
 
-@_inline
+@inline
 def free_neighbours(K, st, who):
     n = 0
     for k in range(8):
@@ -522,7 +509,7 @@ def free_neighbours(K, st, who):
     return n
 
 
-@_inline
+@inline
 def dodge_step(K, st, who, seed, ctx, site, blow, ev, cnt):
     """Dodge's free step to an open neighbouring square, chosen with one uniform (drawn
     only when there is a choice)."""
@@ -549,7 +536,7 @@ TIE = 10_000
 SIDESTEPS = 3
 
 
-@_jit
+@rule
 def walk(K, st, i, goal, budget, stop, ctx, ev, cnt):
     """Step toward `goal` while a free neighbour is closer (or, a few times, as close):
     sim/battlefield.py's walk for one mover. Returns the cells moved."""
@@ -602,7 +589,7 @@ def walk(K, st, i, goal, budget, stop, ctx, ev, cnt):
     return moved
 
 
-@_inline
+@inline
 def soak(K, who, damage, mask, magical):
     """A monster's Armor Rating off a connecting blow (not spells, not armour-piercing tags)."""
     ci, R = K[0], K[2]

@@ -131,11 +131,8 @@ from sim.rulesets.lens.ktables import (
     TIMING,
     TIMING_SET,
 )
+from sim.jit import inline, once, rule
 
-# How a rule is compiled (kcore's decorators say why).
-_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-_jit = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
-_inline_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 
 BEFORE, AFTER, AUTO = range(3)
 DRAW, UNFINISHED = -1, -2
@@ -152,8 +149,7 @@ START_KEYS = ("body_left", "void", "conditions", "items_left")
 SNAP_ROWS = np.array((STATUS, BODYV, VOID, COND, PX, PY, ITEMS, PROGRESS, FORMED, OWED), dtype=np.int64)
 
 
-
-@_inline
+@inline
 def _surprised(K, i, rnd, fixed):
     """Whether combatant i loses this round to surprise: the first side (party_surprised) or
     the others (monsters_surprised); before the fix, every character or every monster."""
@@ -165,7 +161,7 @@ def _surprised(K, i, rnd, fixed):
     return (ci[i, IS_CHAR] == 1) == (R[R_SURPRISE] == 1)
 
 
-@_inline_once
+@once
 def _start_round(K, st, rnd, ctx, ev, cnt):
     ci, R = K[0], K[2]
     fixed = (R[R_FIXES] & FIX_SURPRISE) != 0
@@ -201,7 +197,7 @@ def _start_round(K, st, rnd, ctx, ev, cnt):
             emit(ev, cnt, ctx, E_MOMENTUM, i, mom, st[BRACKET, i], early, pay, loss)
 
 
-@_inline_once
+@once
 def _update_focus(K, st, seed, ctx, ev, cnt):
     """A side keeps its focus until it falls; a new one is drawn among the enemies standing."""
     fo = focus_of(K, ctx)
@@ -226,7 +222,7 @@ def _update_focus(K, st, seed, ctx, ev, cnt):
             emit(ev, cnt, ctx, E_FOCUS, s, fo[s], 0, 0, 0, 0)
 
 
-@_inline_once
+@once
 def _phase(K, P, st, early, F, seed, ctx, ev, cnt):
     ci, R = K[0], K[2]
     # Who may still act in this phase, in scenario order: a character whose turn is over
@@ -252,7 +248,7 @@ def _phase(K, P, st, early, F, seed, ctx, ev, cnt):
         n = kept
 
 
-@_inline_once
+@once
 def _close_in(K, st, ctx, ev, cnt):
     """Monsters with nobody in reach walk their speed toward the nearest enemy; who walks,
     and toward whom, is decided before anybody moves (wk[1 + m]: m's goal)."""
@@ -276,7 +272,7 @@ def _close_in(K, st, ctx, ev, cnt):
             walk(K, st, m, wk[1 + m], ci[m, SPEED], max(ci[m, REACH_ANY], 1), ctx, ev, cnt)
 
 
-@_inline_once
+@once
 def _monster_orders(K, P, st, F, ctx):
     """A monster's scripted rules, read once at the start of the monsters' phase:
     wk[1 + C + m] its action (-1: attack as usual, HOLD_A: no attack and no move this
@@ -307,7 +303,7 @@ def _monster_orders(K, P, st, F, ctx):
             wk[1 + C + m] = HOLD_A
 
 
-@_inline_once
+@once
 def _monsters(K, P, st, F, seed, ctx, ev, cnt):
     ci, si, R = K[0], slot_table(K), K[2]
     fixed = (R[R_FIXES] & FIX_SURPRISE) != 0
@@ -355,7 +351,7 @@ def _monsters(K, P, st, F, seed, ctx, ev, cnt):
             st[HITS, m] += 1
 
 
-@_inline_once
+@once
 def _end_round(K, st, ctx, ev, cnt):
     ci, R = K[0], K[2]
     for c in range(st.shape[1]):
@@ -372,7 +368,7 @@ def _end_round(K, st, ctx, ev, cnt):
             emit(ev, cnt, ctx, E_END, c, st[START_MOM, c], st[START_MOM, c] - st[MOM, c], left, gain, st[BODYV, c])
 
 
-@_inline_once
+@once
 def play_round(K, P, st, F, seed, ctx, ev, cnt):
     rnd = ctx[RND]
     emit(ev, cnt, ctx, E_ROUND, rnd, 0, 0, 0, 0, 0)
@@ -388,7 +384,7 @@ def play_round(K, P, st, F, seed, ctx, ev, cnt):
     _end_round(K, st, ctx, ev, cnt)
 
 
-@_jit
+@rule
 def _place(K, st, zi, seed, ctx, ev, cnt):
     """Starting cells: the formation's, scattered sides drawing theirs from their zone."""
     ci, R = K[0], K[2]
@@ -414,7 +410,7 @@ def _place(K, st, zi, seed, ctx, ev, cnt):
             emit(ev, cnt, ctx, E_START, i, st[PX, i], st[PY, i], 0, 0, 0)
 
 
-@_inline_once
+@once
 def _begin(K, st, has_start, start, row, zi, seed, ctx, ev, cnt):
     ci, R = K[0], K[2]
     st[:, :] = 0
@@ -445,7 +441,7 @@ def _begin(K, st, has_start, start, row, zi, seed, ctx, ev, cnt):
         emit(ev, cnt, ctx, E_SURPRISE, R[R_SURPRISE], 0, 0, 0, 0, 0)
 
 
-@_inline
+@inline
 def _winner(K, st):
     """The side still standing, DRAW when nobody stands, -3 while two or more sides stand."""
     ci = K[0]
@@ -458,7 +454,7 @@ def _winner(K, st):
     return side if side >= 0 else DRAW
 
 
-@_inline
+@inline
 def _unchanged(st, snap):
     same = True
     for r in range(SNAP_ROWS.shape[0]):

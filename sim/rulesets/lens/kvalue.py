@@ -6,7 +6,6 @@ damage, not the roll to come (sim/rulesets/lens/policies.py reads the same way).
 """
 from __future__ import annotations
 
-from numba import njit
 
 from sim.rulesets.lens.kcore import (
     BODYV,
@@ -67,27 +66,25 @@ from sim.rulesets.lens.ktables import (
     W_MISSILE,
     W_REACH,
 )
+from sim.jit import inline, rule
 
-# How a rule is compiled (kcore's decorators say why).
-_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-_jit = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
 
 ACTIVE_FROM = 2  # Block, Dodge and Parry cost a Momentum; Abjure and Mitigate do not
 
 
-@_inline
+@inline
 def connect_chance(K, c, ability, tn, take):
     pb, ps, pg, pt = chances(K, c, ability, tn)
     return pg + pt + (ps if take else 0.0)
 
 
-@_inline
+@inline
 def uses_spell(K, c):
     ci = K[0]
     return ci[c, HAS_SPELL] == 1 and (ci[c, CAST] == 1 or ci[c, HAS_WEAPON] == 0)
 
 
-@_inline
+@inline
 def blow_value(K, c, j, mask):
     """Expected damage of c's connecting blow on j (its weapon or spell), after armour."""
     ci, cf, R = K[0], K[1], K[2]
@@ -104,7 +101,7 @@ def blow_value(K, c, j, mask):
     return max(mean, 0.0)
 
 
-@_jit
+@rule
 def target_defence(K, c, j, mask, mean, magical):
     """What a character target's best defence is expected to save of c's blow (a Momentum
     of its own counted as 1 Body): an attack on a defender is worth less than its dice."""
@@ -124,7 +121,7 @@ def target_defence(K, c, j, mask, mean, magical):
     return best
 
 
-@_inline
+@inline
 def attack_chance(K, c, j):
     """c's chance to connect with j (a Sacrifice counted as half: it costs a second Momentum)."""
     ci, R = K[0], K[2]
@@ -135,7 +132,7 @@ def attack_chance(K, c, j):
     return pg + pt + 0.5 * ps
 
 
-@_jit
+@rule
 def offence_value(K, st, c):
     """What one Momentum buys on offence: the best expected damage of an attack on an enemy
     standing (within reach when there is one)."""
@@ -152,7 +149,7 @@ def offence_value(K, st, c):
     return best if best > 0 else best_any
 
 
-@_inline
+@inline
 def momentum_worth(K, st, c):
     """A Momentum of c's now: Recovery (1 Body while hurt) or, for a character who still acts
     this round, an attack."""
@@ -163,7 +160,7 @@ def momentum_worth(K, st, c):
     return max(recover, offence_value(K, st, c))
 
 
-@_inline
+@inline
 def row_value(K, d, row, mean, armor, mv, with_conditions):
     """Damage a defence row saves against a blow of mean damage `mean`, less its costs."""
     drows = drow_table(K)
@@ -182,7 +179,7 @@ def row_value(K, d, row, mean, armor, mv, with_conditions):
     return v
 
 
-@_inline
+@inline
 def costly_branch(K, ev, take, d, mean, armor, mv, with_conditions):
     """Whether a Sacrifice takes its "or" branch: by value under the default play, else the policy's flag."""
     if not ev:
@@ -190,7 +187,7 @@ def costly_branch(K, ev, take, d, mean, armor, mv, with_conditions):
     return row_value(K, d, 4, mean, armor, mv, with_conditions) > row_value(K, d, 1, mean, armor, mv, with_conditions)
 
 
-@_inline
+@inline
 def defence_saving(K, who, d, ability, tn, mean, mv, take, ev):
     """Expected damage defence d saves, less the Momentum it costs (exact outcome chances)."""
     ci, R = K[0], K[2]
@@ -206,7 +203,7 @@ def defence_saving(K, who, d, ability, tn, mean, mv, take, ev):
     return v
 
 
-@_inline
+@inline
 def condition_value(K, st, j, bits):
     """What newly inflicted conditions cost their bearer next round: Momentum for a character
     (1 Body each, say), attacks of its mean damage for a monster. Already fresh ones add nothing."""
@@ -220,7 +217,7 @@ def condition_value(K, st, j, bits):
     return lost * cf[j, SLOT_MEAN]
 
 
-@_inline
+@inline
 def tag_gain(K, st, c, j, mask_before, mask_after):
     """Expected damage an extra tag adds to a blow that connects: conditions and armour pierced."""
     tags = tag_table(K)
@@ -229,7 +226,7 @@ def tag_gain(K, st, c, j, mask_before, mask_after):
     return gain + blow_value(K, c, j, mask_after) - blow_value(K, c, j, mask_before)
 
 
-@_inline
+@inline
 def _conditions(tags, mask):
     bits = 0
     for k in range(4):
@@ -238,7 +235,7 @@ def _conditions(tags, mask):
     return bits
 
 
-@_inline
+@inline
 def blows_expected(K, st, c):
     """Monster blows expected at c before its next action: each attack that can reach it
     spread evenly over the enemies it can reach."""
@@ -261,8 +258,7 @@ def blows_expected(K, st, c):
     return total
 
 
-
-@_jit
+@rule
 def fill_savings(K, C):
     """Write kcore.savings_row for every defender whose Momentum value is fixed (all but the
     default play's): what a defence saves depends then only on the defender and the blow's

@@ -11,7 +11,6 @@ uniforms, FOCUS per side, CAND candidates, HEALTH, DIST, OBS, STACK). G holds
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from sim import keyed, targeting
 from sim.events import emit
@@ -32,6 +31,7 @@ from sim.rulesets.lifeforce.layout import (
     S_STATUS, S_STUNTED, S_TAKEN, S_THREAT_BY, S_THREAT_LEFT, S_TRACK,
     W_AP, W_ARMOURED, W_D_BONUS, W_D_COUNT, W_D_SIDES, W_LOADING, W_RANGE, W_REACH, W_SKILL, W_STRIKE, W_TABLE,
     W_UNARMED)
+from sim.jit import inline, once
 
 (SITE_ROLLOFF, SITE_ATTACK, SITE_DAMAGE, SITE_SHIELD, SITE_STUNT_CHECK, SITE_GRAPPLE, SITE_TARGET, SITE_PLACE,
  SITE_DUAL) = range(1, 10)
@@ -48,17 +48,11 @@ DS_BONUS = TB.CONDITIONS["defensive_stance"][1]
 N_STUNTS = len(TB.STUNTS)
 Q_MOVER, Q_TRIGGER, Q_DIST = 0, 1, 2  # a pending scan: the mover, what it did, then each creature's distance
 
-_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-# Rule steps are compiled one by one and called (LLVM still inlines the small ones):
-# inlining them all at the Numba level made one function so large that its compile
-# took many minutes and gigabytes.
-_step = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
-_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 # A literal argument (0, True, a module constant) makes Numba compile a step again for
 # that value: calls pass np.int64 / np.bool_ so each step compiles once.
 
 
-@_inline
+@inline
 def cond_mask(S, c):
     """Bit k set while c has condition k (tables.CONDITION_NAMES order), all nine at once:
     the usual creature, with none, costs one test in cond_sum and cond_allows."""
@@ -75,7 +69,7 @@ def cond_mask(S, c):
     return m
 
 
-@_inline
+@inline
 def cond_sum(S, COND, c, col):
     m = cond_mask(S, c)
     total = 0
@@ -88,7 +82,7 @@ def cond_sum(S, COND, c, col):
     return total
 
 
-@_inline
+@inline
 def cond_allows(S, COND, c, col):
     """Moves / begins: no condition c has forbids it."""
     m = cond_mask(S, c)
@@ -101,22 +95,22 @@ def cond_allows(S, COND, c, col):
     return True
 
 
-@_inline
+@inline
 def melee_weapon(K, S, c):
     return K[c, K_UNARMED_W] if S[c, S_DISARMED] else K[c, K_MELEE_W]
 
 
-@_inline
+@inline
 def is_enemy(K, a, b):
     return K[a, K_SIDE] != K[b, K_SIDE]
 
 
-@_inline
+@inline
 def flat_footed(K, G, c):
     return K[c, K_SURPRISED] != 0 and G[1] == 1
 
 
-@_inline
+@inline
 def can_react(K, R, COND, S, who, block):
     """(by a readied action, by the Reaction) for a Shield Block or an Attack of Opportunity."""
     mode = R[R_REACTION_MODE]  # 0 both, 1 reaction only, 2 ap only
@@ -129,7 +123,7 @@ def can_react(K, R, COND, S, who, block):
     return readied and free, reaction and free
 
 
-@_inline
+@inline
 def end_grapple(S, who):
     p = S[who, S_PARTNER]
     S[who, S_PARTNER], S[who, S_TRACK], S[who, S_DOMINANT] = -1, 0, 0
@@ -138,7 +132,7 @@ def end_grapple(S, who):
     # `contesting` stays: whoever contested this phase does nothing else in it.
 
 
-@_inline
+@inline
 def knock_down(R, S, G, who, ev, cnt):
     if S[who, S_HP] <= 0 and S[who, S_STATUS] == STANDING:
         dead = R[R_AT_ZERO_DEAD] != 0
@@ -149,14 +143,14 @@ def knock_down(R, S, G, who, ev, cnt):
             emit(ev, cnt, E.EV_DOWN, G[1], who, S[who, S_HP], 1 if dead else 0, 0, 0, 0)
 
 
-@_inline
+@inline
 def times_half(value, mult2):
     """value x mult2 / 2 truncated toward zero (criticals: 1.5 is 3/2, 2 is 4/2)."""
     v = value * mult2
     return v // 2 if v >= 0 else -((-v) // 2)
 
 
-@_inline
+@inline
 def _second_target(T, X, G, seed, att, tgt, w):
     """Dual Strike: another standing enemy within 1 square of the target and in reach or
     range, at random among them, or -1."""
@@ -170,7 +164,7 @@ def _second_target(T, X, G, seed, att, tgt, w):
     return targeting.choose(targeting.RANDOM, CAND, HEALTH, DIST, -1, u)
 
 
-@_inline
+@inline
 def _applicable(K, W, R, S, att, tgt, w, s, second):
     if s == ST_RAPID:
         return W[w, W_LOADING] != 0
@@ -191,7 +185,7 @@ def _applicable(K, W, R, S, att, tgt, w, s, second):
     return True
 
 
-@_inline
+@inline
 def buy_stunts(T, X, G, seed, att, tgt, w, points, total):
     """Spend stunt points by worth (kstunts) or in the buying order; returns Dual Strike's
     second target or -1."""
@@ -222,12 +216,12 @@ def buy_stunts(T, X, G, seed, att, tgt, w, points, total):
     return second if BOUGHT[ST_DUAL] > 0 else -1
 
 
-@_inline
+@inline
 def _check_die(R, G, seed, att, ordinal, j):
     return keyed.die(R[R_ATTACK_DIE], seed, G[0], G[1], SITE_STUNT_CHECK, att, ordinal * 4 + j)
 
 
-@_inline
+@inline
 def apply_stunts(T, X, G, seed, ev, cnt, att, tgt, w, total, ordinal):
     """Effects of the stunts in BOUGHT; a Skirmish step queues the Attacks of Opportunity it provokes."""
     K, W, R = T[0], T[1], T[2]
@@ -278,7 +272,7 @@ def apply_stunts(T, X, G, seed, ev, cnt, att, tgt, w, total, ordinal):
             queue_scan(X[XP], att, np.int64(TRIGGER_STEPS))  # struck once this blow is over (attack, below)
 
 
-@_once
+@once
 def queue_scan(PK, mover, trigger):
     """Queue the Attacks of Opportunity a move provokes; whether any enemy could strike.
     Q[0, Q_DIST:] holds the distances from each creature to the mover before it moved; as
@@ -305,7 +299,7 @@ def queue_scan(PK, mover, trigger):
     return anyone
 
 
-@_inline
+@inline
 def damage_dice(W, w, words, seed, G, att, ordinal):
     """The weapon's damage: up to three dice from words 1-3 of the attack's block, more
     from blocks of their own (SITE_DAMAGE, 64 numbers an attack)."""
@@ -318,7 +312,7 @@ def damage_dice(W, w, words, seed, G, att, ordinal):
     return total
 
 
-@_inline
+@inline
 def strike(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, stunts, verb):
     """One attack: roll, stunts, damage, Shield Block. Returns Dual Strike's second target or -1."""
     K, W, R, COND, SBW = T[0], T[1], T[2], T[3], T[4]
@@ -391,7 +385,7 @@ def strike(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, stunts, ve
     return second
 
 
-@_inline
+@inline
 def attack(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, verb):
     """A full attack: the blow, its Dual Strike, who goes down, then the Attacks of
     Opportunity it provoked (a Skirmish step), each of them full attacks in turn."""
@@ -400,7 +394,7 @@ def attack(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, verb):
         run_scans(X[XP])
 
 
-@_once
+@once
 def _blow(PK, att, tgt, w, off_bonus, dmg_bonus, verb):
     T, X = unpack(PK)
     G, seed, ev, cnt = context(PK)
@@ -421,7 +415,7 @@ def _blow(PK, att, tgt, w, off_bonus, dmg_bonus, verb):
     knock_down(R, S, G, tgt, ev, cnt)
 
 
-@_once
+@once
 def run_scans(PK):
     """Work through queued scans: every enemy that had the mover in reach strikes, by its
     readied action or its Reaction, while both stand."""
@@ -453,14 +447,14 @@ def run_scans(PK):
     Q[0, 0] = 0
 
 
-@_inline
+@inline
 def opportunity_attacks(T, X, G, seed, ev, cnt, mover, trigger):
     """Attacks of Opportunity on `mover`, from the distances staged in Q[0, Q_DIST:]."""
     if queue_scan(X[XP], mover, np.int64(trigger)):
         run_scans(X[XP])
 
 
-@_inline
+@inline
 def grapple_mod(K, R, c, initiator):
     """Athletics, plus the generalised Offence for whoever `grapple_offence_bonus` gives it."""
     bonus = R[R_GRAPPLE_BONUS]  # 0 both, 1 initiator, 2 none

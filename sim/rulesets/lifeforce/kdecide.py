@@ -7,7 +7,6 @@ nothing, whatever its rules say).
 """
 from __future__ import annotations
 
-from numba import njit
 
 from sim import keyed, policy_vm, targeting
 from sim.rulesets.lifeforce import katt as A
@@ -21,6 +20,7 @@ from sim.rulesets.lifeforce.layout import (
     S_DISARMED, S_DOMINANT, S_HP, S_PARTNER, S_PREP_ACTION, S_PREP_AP, S_PREP_TARGET, S_PRONE,
     S_REACTION_LEFT, S_READY, S_STATUS, S_TARGET, S_THREAT_BY, S_TRACK, S_X, S_Y,
     W_RANGE, W_REACH, W_UNARMED)
+from sim.jit import inline, once
 
 ATTACK, CHARGE, RUN, GRAPPLE, BLOCK, OPPORTUNITY, HOLD, STEP_BACK, FLEE, STAND, RECOVER = range(11)
 STEADY, CHARGER, SKIRMISHER, GUARDIAN, GRAPPLER = range(5)
@@ -33,38 +33,31 @@ OBSERVATIONS = ("round", "phase", "hp", "health", "distance", "target_distance",
  O_ENEMIES) = range(len(OBSERVATIONS))
 FAR = grid.FAR
 
-_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-# Rule steps are compiled one by one and called (LLVM still inlines the small ones):
-# inlining them all at the Numba level made one function so large that its compile
-# took many minutes and gigabytes.
-_step = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
-_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 
-
-@_inline
+@inline
 def no_prep(action):
     """Choices that prepare nothing and keep what is prepared."""
     return action == HOLD or action == STEP_BACK or action == FLEE
 
 
-@_inline
+@inline
 def targeted(action):
     return action == ATTACK or action == CHARGE or action == GRAPPLE
 
 
-@_inline
+@inline
 def noise(G, seed, a, purpose):
     return keyed.uniform(seed, G[0], G[1], A.SITE_TARGET, a, G[2] * 8 + purpose)
 
 
-@_inline
+@inline
 def tie_noise(CAND, G, seed, a, purpose):
     """noise() where it can matter: with fewer than two candidates every mode's choice is
     the same whatever the draw, so it is not drawn (the same choices, fewer evaluations)."""
     return noise(G, seed, a, purpose) if targeting.count(CAND) > 1 else 0.0
 
 
-@_once
+@once
 def pick_target(PK, G, seed, a, mode):
     """A new target by mode; a side without a standing focus adopts a focus-mode pick."""
     T, X = unpack(PK)
@@ -83,7 +76,7 @@ def pick_target(PK, G, seed, a, mode):
     return chosen
 
 
-@_inline
+@inline
 def nearest_enemy(K, S, D, a):
     best, best_d = -1, FAR
     for j in range(S.shape[0]):
@@ -92,7 +85,7 @@ def nearest_enemy(K, S, D, a):
     return best
 
 
-@_inline
+@inline
 def nearest_within(T, X, G, seed, a, reach, purpose):
     """The nearest standing enemy within `reach` of a, ties broken at random, or -1."""
     K = T[0]
@@ -104,7 +97,7 @@ def nearest_within(T, X, G, seed, a, reach, purpose):
     return targeting.choose(targeting.NEAREST, CAND, HEALTH, DIST, -1, tie_noise(CAND, G, seed, a, purpose))
 
 
-@_inline
+@inline
 def update_target(T, X, G, seed, a):
     """Keep a standing target (forced by Threaten or a grapple), else re-pick; returns why it changed."""
     K, W = T[0], T[1]
@@ -138,7 +131,7 @@ def update_target(T, X, G, seed, a):
     return why if cur != before else E.WHY_NEW_TARGET
 
 
-@_inline
+@inline
 def threats_declared(K, S, a):
     n = 0
     for j in range(S.shape[0]):
@@ -148,7 +141,7 @@ def threats_declared(K, S, a):
     return n
 
 
-@_inline
+@inline
 def block_in_time(T, X, a):
     """Whether a Shield Block begun now (2 AP) is ready before every declared attack on `a`
     lands: otherwise answering a threat throws away a phase for nothing."""
@@ -164,7 +157,7 @@ def block_in_time(T, X, a):
     return True
 
 
-@_once
+@once
 def observe(PK, G, a, nearest):
     """Fill the observations a's rules read (and only those)."""
     T, X = unpack(PK)
@@ -217,7 +210,7 @@ def observe(PK, G, a, nearest):
         OBS[o] = v
 
 
-@_inline
+@inline
 def plan(T, X, G, seed, a, why_target):
     """(action, movement mode, whom to move toward / away from, stop distance, why) for a's turn."""
     K, W, R, COND = T[0], T[1], T[2], T[3]
@@ -289,7 +282,7 @@ def plan(T, X, G, seed, a, why_target):
     return desired, move, goal, stop, why
 
 
-@_inline
+@inline
 def _guard(T, X, G, seed, a, in_reach, reach, shoots, d, rng, prep, pap):
     """Hold ground; strike what comes into reach, else keep an action readied. A readied
     Attack of Opportunity is kept while an enemy in reach still has to move in."""
@@ -315,7 +308,7 @@ def _guard(T, X, G, seed, a, in_reach, reach, shoots, d, rng, prep, pap):
     return HOLD, NO_MOVE
 
 
-@_once
+@once
 def grapple_pays(PK, a, b):
     """Engage only when the contested Athletics check is at least as likely won as not
     (the engager must beat the defender: a tie fails, or is rolled again under
@@ -333,7 +326,7 @@ def grapple_pays(PK, a, b):
     return wins >= losses if R[R_GRAPPLE_REROLL] else wins >= losses + ties
 
 
-@_once
+@once
 def _scripted(PK, G, seed, a, desired, move, goal, stop, why, reach, rng, melee_now, nearest):
     T, X = unpack(PK)
     K, COND = T[0], T[3]

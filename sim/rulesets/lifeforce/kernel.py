@@ -24,17 +24,12 @@ from sim.rulesets.lifeforce.layout import (
     S_CONTESTING, S_DOMINANT, S_GCHECKED, S_HASTE_BONUS, S_HAST, S_HP, S_LOADED, S_NATT, S_NBLK, S_NGRAP,
     S_PARTNER, S_PREP_ACTION, S_PREP_AP, S_PREP_TARGET, S_REACTION_LEFT, S_ROLL0, S_SEIZE, S_SLOW, S_STATUS,
     S_STUNTED, S_TARGET, S_THREAT_BY, S_THREAT_LEFT, S_TRACK, S_X, S_Y, S_PRONE, S_DISARMED)
+from sim.jit import inline, rule
 
 STALL_ROUNDS = 500  # as sim/engine.py: nothing changed for this long, nobody can hurt anybody
 
-_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-# Rule steps are compiled one by one and called (LLVM still inlines the small ones):
-# inlining them all at the Numba level made one function so large that its compile
-# took many minutes and gigabytes.
-_step = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
 
-
-@_inline
+@inline
 def roll_offs(X, G, seed, rnd):
     """Each creature's three d10 roll-offs and final tie-break from one Philox block: the
     d10s from words 0-2, a 32-bit uniform from word 3 (a tie there, 1 in 2**32, goes to
@@ -47,7 +42,7 @@ def roll_offs(X, G, seed, rnd):
         RU[c] = float(w[ROLL_OFFS]) * TWO_POW_MINUS_32
 
 
-@_inline
+@inline
 def turn_order(K, X):
     """Insertion sort of the creatures into ORDER (stable: equal keys keep index order)."""
     S, RU, ORDER, POSN = X[0], X[4], X[11], X[13]
@@ -65,7 +60,7 @@ def turn_order(K, X):
         POSN[ORDER[i]] = i
 
 
-@_inline
+@inline
 def start_phase(T, X, G, ev, cnt):
     """Both grapplers decide whether to contest; if neither does, the grapple ends."""
     K = T[0]
@@ -89,7 +84,7 @@ def start_phase(T, X, G, ev, cnt):
                 emit(ev, cnt, E.EV_GEND, G[1], c, 0, 0, 0, 0, 0)
 
 
-@_inline
+@inline
 def winner_now(T, S):
     """The side left standing, DRAW when none is, or UNFINISHED while two or more are."""
     K, R = T[0], T[2]
@@ -105,7 +100,7 @@ def winner_now(T, S):
     return side if found == 1 else DRAW
 
 
-@_step
+@rule
 def trace_round(PK, G, ev, cnt, rnd):
     T, X = unpack(PK)
     K = T[0]
@@ -119,7 +114,7 @@ def trace_round(PK, G, ev, cnt, rnd):
         emit(ev, cnt, E.EV_POS, rnd, c, S[c, S_X], S[c, S_Y], S[c, S_STATUS], 0, 0)
 
 
-@_inline
+@inline
 def play_round(T, X, G, seed, ev, cnt, rnd):
     """One round; returns the winner code (UNFINISHED while the fight goes on)."""
     K, R = T[0], T[2]
@@ -166,7 +161,7 @@ def play_round(T, X, G, seed, ev, cnt, rnd):
     return result
 
 
-@_inline
+@inline
 def place(T, X, G, seed):
     """Starting cells: the layout's, and for scattered sides distinct cells of their zone
     drawn per skirmish (a partial Fisher-Yates shuffle with keyed picks)."""
@@ -190,7 +185,7 @@ def place(T, X, G, seed):
                 taken += 1
 
 
-@_inline
+@inline
 def init_skirmish(T, X, G, seed, START, i, has_start):
     K = T[0]
     S, D, FOCUS = X[0], X[1], X[5]
@@ -214,7 +209,7 @@ def init_skirmish(T, X, G, seed, START, i, has_start):
     roll_offs(X, G, seed, 0)
 
 
-@_inline
+@inline
 def fingerprint(S):
     """What a stall would leave unchanged (not the tallies that tick every round)."""
     h = 0

@@ -10,10 +10,10 @@ do not block.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from sim.battlefield import SIDESTEPS
 from sim.rulesets.lifeforce.layout import S_STATUS, S_X, S_Y
+from sim.jit import inline, once
 
 CHEBYSHEV, ALTERNATING, MANHATTAN = 0, 1, 2
 FAR = 1 << 20
@@ -21,15 +21,8 @@ _TIE = 10_000
 _NX = np.array([1, -1, 0, 0, 1, 1, -1, -1], dtype=np.int64)
 _NY = np.array([0, 0, 1, -1, 1, -1, 1, -1], dtype=np.int64)
 
-_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-# Rule steps are compiled one by one and called (LLVM still inlines the small ones):
-# inlining them all at the Numba level made one function so large that its compile
-# took many minutes and gigabytes.
-_step = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
-_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 
-
-@_inline
+@inline
 def metric(dx, dy, kind):
     dx, dy = abs(dx), abs(dy)
     if kind == CHEBYSHEV:
@@ -39,7 +32,7 @@ def metric(dx, dy, kind):
     return max(dx, dy) + min(dx, dy) // 2  # 1-2-1: every second diagonal costs two
 
 
-@_inline
+@inline
 def refresh(S, D, who, kind):
     """Distances from `who` after it moved (every metric is symmetric)."""
     for j in range(S.shape[0]):
@@ -48,18 +41,18 @@ def refresh(S, D, who, kind):
         D[j, who] = d
 
 
-@_inline
+@inline
 def refresh_all(S, D, kind):
     for i in range(S.shape[0]):
         refresh(S, D, i, kind)
 
 
-@_inline
+@inline
 def sign(v):
     return 1 if v > 0 else (-1 if v < 0 else 0)
 
 
-@_inline
+@inline
 def _blocked(S, who, x, y):
     for j in range(S.shape[0]):
         if j != who and S[j, S_STATUS] == 0 and S[j, S_X] == x and S[j, S_Y] == y:
@@ -67,7 +60,7 @@ def _blocked(S, who, x, y):
     return False
 
 
-@_once
+@once
 def walk(S, who, goal, allowance, stop, away, kind, width, height):
     """Move `who` toward (or away from) combatant `goal` up to `allowance` cells, stopping
     toward within `stop`. Returns the cells spent."""
@@ -135,7 +128,7 @@ def walk(S, who, goal, allowance, stop, away, kind, width, height):
     return spent
 
 
-@_inline
+@inline
 def line(S, who, ddx, ddy, allowance, width, height):
     """Straight along (ddx, ddy) up to `allowance` cells, stopping before an obstacle or the edge."""
     moved = 0
@@ -150,7 +143,7 @@ def line(S, who, ddx, ddy, allowance, width, height):
     return moved
 
 
-@_inline
+@inline
 def line_steps(x, y, ddx, ddy, tx, ty, reach, limit):
     """Squares along a straight line from (x, y) until (tx, ty) is within `reach` (Chebyshev
     on each axis), or 0 if it never is within `limit` squares (a charge goes straight)."""

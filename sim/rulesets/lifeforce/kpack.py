@@ -16,12 +16,12 @@ their float64 values, bool parts as bytes, the seed as the bits of its uint64.
 from __future__ import annotations
 
 import numpy as np
-from numba import config, njit, types
+from numba import config, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.arrayobj import make_array, populate_array
+from sim.jit import inline
 
-_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
 
 XP = 15  # X[XP] is the packed array itself, for passing on to the next step
 N_TABLES, N_SCRATCH = 20, 15
@@ -106,38 +106,38 @@ else:
                                     _view(1, types.float64), _view(1, types.boolean), _view(1, types.uint64))
 
 
-@_inline
+@inline
 def _m(P, k):
     return _i2(P, P[3 * k], P[3 * k + 1], P[3 * k + 2])
 
 
-@_inline
+@inline
 def _v(P, k):
     return _i1(P, P[3 * k], P[3 * k + 1], P[3 * k + 2])
 
 
-@_inline
+@inline
 def _mf(P, k):
     return _f2(P, P[3 * k], P[3 * k + 1], P[3 * k + 2])
 
 
-@_inline
+@inline
 def _vf(P, k):
     return _f1(P, P[3 * k], P[3 * k + 1], P[3 * k + 2])
 
 
-@_inline
+@inline
 def _vb(P, k):
     return _b1(P, P[3 * k], P[3 * k + 1], P[3 * k + 2])
 
 
-@_inline
+@inline
 def context(P):
     """(G, seed, events, counts): G holds (skirmish, round, phase, tracing)."""
     return _v(P, G_PART), _u1(P, P[3 * SEED_PART], 1, 0)[0], _m(P, EV_PART), _v(P, CNT_PART)
 
 
-@_inline
+@inline
 def unpack(P):
     """(T, X) as the kernel has always named them: T the scenario (K, W, R, COND, SBW,
     COSTS, PRIO, the policy program's 7 columns and READS, ZONE, ZFIRST, NEED, CELL, EV
