@@ -493,15 +493,21 @@ def play_duel_chunk(PK, BUY, first, max_rounds, OUT, WIN, ROUNDS):
                 _roll_offs(S, RU, seed, g, rnd)
             lead = 1 if goes_before(K, S, RU, 1, 0) else 0
             POSN[lead], POSN[1 - lead] = 0, 1
-            for p in range(4):
-                G[2] = p
+            for p in range(4):  # G[2], the phase, is left alone: nothing a duel calls reads it
                 S[0, S_STUNTED] = S[1, S_STUNTED] = 0
                 for k in range(2):
                     a = lead if k == 0 else 1 - lead
                     if S[a, S_STATUS] != A.STANDING:
                         continue
-                    dist = _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, seed, g, a, p, rnd,
-                                 dist)
+                    # A call site per creature: its index a constant in each inlined copy, every
+                    # S[a, .] and K[a, .] a fixed offset that LLVM can keep apart from the other's
+                    # (duel 4.5% faster, 3 CPU-s more compile; a strike site per attacker too: no faster).
+                    if a == 0:
+                        dist = _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, seed, g, 0, p,
+                                     rnd, dist)
+                    else:
+                        dist = _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, seed, g, 1, p,
+                                     rnd, dist)
                     result = _outcome(K, S)
                     if result != UNFINISHED:
                         break
