@@ -199,9 +199,6 @@ def die_word(word, sides, seed, skirmish, rnd, site, actor, k):
     return r if r > 0 else np.int64(1)  # sixteen rejections in a row: unreachable in practice
 
 
-die_word_quick = die_word  # the name the kernels used while die_word divided on every call
-
-
 @inline
 def die4(sides, seed, skirmish, rnd, site, actor, k):
     """Die k of a blocked site (1..sides)."""
@@ -280,11 +277,11 @@ def dice4_grid(sides, seed, skirmishes, rnd, site, actor, count):
 
 
 @njit(cache=True, nogil=True)
-def quick_words_grid(words, sides, seed, skirmish, rnd, site, actor):
-    """die_word_quick of each word as number k = its index (tests)."""
+def die_words_grid(words, sides, seed, skirmish, rnd, site, actor):
+    """die_word of each word as number k = its index (tests)."""
     out = np.empty(len(words), dtype=np.int64)
     for k in range(len(words)):
-        out[k] = die_word_quick(words[k], sides, seed, skirmish, rnd, site, actor, k)
+        out[k] = die_word(words[k], sides, seed, skirmish, rnd, site, actor, k)
     return out
 
 

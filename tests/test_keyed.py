@@ -159,16 +159,29 @@ def test_blocked_dice_sum_their_dice_and_bonus():
     assert keyed.dice4_sum(0, 6, 5, np.uint64(9), 4, 1, 30, 2, 3) == 5
 
 
+def _textbook_die_word(word, sides, seed, skirmish, rnd, site, actor, k):
+    """Lemire's method as written, dividing for the rejection threshold on every word."""
+    threshold = ((1 << 32) - sides) % sides
+    for retry in range(16):
+        if retry:
+            word = int(keyed._words.py_func(np.uint64(seed), skirmish, rnd, site, actor, k // 4, retry)[k % 4])
+        m = int(word) * sides
+        if m & 0xFFFFFFFF >= threshold:
+            return (m >> 32) + 1
+    return 1
+
+
 @pytest.mark.parametrize("sides", [2, 3, 6, 7, 20, 100])
-def test_the_quick_blocked_die_is_the_blocked_die(sides):
-    # die_word_quick skips the division for the threshold only where no word is rejected.
+def test_the_blocked_die_is_lemires_die(sides):
+    # die_word divides for the threshold only when the low product is below `sides`: the
+    # words near each multiple of 2**32 / sides, and those below it, are where that differs.
     rng = np.random.default_rng(sides)
     step = (1 << 32) // sides
     words = np.concatenate([rng.integers(0, 1 << 32, 3000, dtype=np.uint64), np.arange(64, dtype=np.uint64),
                             (1 << 32) - 1 - np.arange(64, dtype=np.uint64),
                             np.array([j * step + d for j in range(sides) for d in (0, 1)], dtype=np.uint64)])
-    got = keyed.quick_words_grid(words, sides, 99, 5, 2, 30, 1)
-    want = [keyed.die_word.py_func(w, sides, 99, 5, 2, 30, 1, k) for k, w in enumerate(words)]
+    got = keyed.die_words_grid(words, sides, 99, 5, 2, 30, 1)
+    want = [_textbook_die_word(w, sides, 99, 5, 2, 30, 1, k) for k, w in enumerate(words)]
     np.testing.assert_array_equal(got, want)
 
 

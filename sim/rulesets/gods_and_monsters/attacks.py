@@ -38,7 +38,7 @@ def _slot_roll_damage(seed, g, rnd, SL, st, a):
     count, sides = st[S_DCOUNT, a], st[S_DSIDES, a]
     total = st[S_DBONUS, a]
     if count > 0:
-        total += keyed.die_word_quick(SL[L_WORD_DAMAGE, a], sides, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_DAMAGE)
+        total += keyed.die_word(SL[L_WORD_DAMAGE, a], sides, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_DAMAGE)
         total += keyed.dice4(count - 1, sides, 0, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_DAMAGE + 1)
     return max(total, 0)
 
@@ -145,7 +145,7 @@ def resolve(seed, g, rnd, now, W, SL, ct, st, pair_mod, flags, adj, tracing, ev,
                 - CALLED_SHOT_PENALTY * called + pair_mod[a, t])
         if kind == K_KO and flags[G_KO_COST] and ct[C_WARRIOR, o]:
             need -= 2  # the two combat bonus points a warrior allots to the knockout injuries
-        roll = keyed.die_word_quick(SL[L_WORD_ATTACK, a], 20, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_ATTACK)
+        roll = keyed.die_word(SL[L_WORD_ATTACK, a], 20, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_ATTACK)
         hit = roll <= need
         # "The arrow or other missile automatically misses ... unless the target of the
         # called shot makes an Evasion roll."

@@ -148,7 +148,7 @@ def _begin(seed, g, rnd, W, ct, cf, flags, uses, up):
             if c // 4 != b:
                 b = c // 4
                 w = keyed.block(seed, g, rnd, SNAP, 0, b)
-            if keyed.die_word_quick(w[c % 4], 20, seed, g, rnd, SNAP, 0, c) <= ct[C_SNAP_T, c] - pen:
+            if keyed.die_word(w[c % 4], 20, seed, g, rnd, SNAP, 0, c) <= ct[C_SNAP_T, c] - pen:
                 W[W_SURPRISED, c] = 0
         W[W_ROLL_PEN, c] = pen + (SURPRISED_ROLL_PENALTY * W[W_SURPRISED, c] if rnd > 1 else 0)
         if W[W_ASLEEP, c] and W[W_WAKE, c] <= rnd:
@@ -251,7 +251,7 @@ def _strike(seed, g, rnd, W, ct, st, flags, pair_mod, focus, masks, up):
         cover = ct[C_COVER, t] if (st[S_RANGED, a] or flags[G_COVER_MELEE]) else 0
         need = (st[S_BASE, a] - W[W_DEF, t] - W[W_ATT_PEN, o] - COVER_TABLE[cover, 0 if ct[C_WARRIOR, t] else 1]
                 + ND_ATTACK[level] + pair_mod[a, t])
-        hit = keyed.die_word_quick(w2, 20, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_ATTACK) <= need
+        hit = keyed.die_word(w2, 20, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_ATTACK) <= need
         dealt = 0
         if hit:
             dealt = _damage(seed, g, rnd, st, a, w3) + ND_DAMAGE[level]
@@ -269,7 +269,7 @@ def _damage(seed, g, rnd, st, a, word):
     count, sides = st[S_DCOUNT, a], st[S_DSIDES, a]
     total = st[S_DBONUS, a]
     if count > 0:
-        total += keyed.die_word_quick(word, sides, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_DAMAGE)
+        total += keyed.die_word(word, sides, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_DAMAGE)
         total += keyed.dice4(count - 1, sides, 0, seed, g, rnd, SLOT_ROLLS, a, K_SLOT_DAMAGE + 1)
     return max(total, 0)
 

@@ -142,7 +142,7 @@ def _start(seed, g, rnd, W, ct, inj_all, tracing, ev, cnt):
             if c // 4 != b:
                 b = c // 4
                 w = keyed.block(seed, g, rnd, SNAP, 0, b)
-            r = keyed.die_word_quick(w[c % 4], 20, seed, g, rnd, SNAP, 0, c)
+            r = keyed.die_word(w[c % 4], 20, seed, g, rnd, SNAP, 0, c)
             snapped = r <= ct[C_SNAP_T, c] - pen
             if tracing and W[W_STATUS, c] == STANDING:
                 events.emit(ev, cnt, EV_SNAP, rnd, c, r, ct[C_SNAP_T, c] - pen, int(snapped), 0, 0)

@@ -245,13 +245,13 @@ def roll_drawn(w, count, sides, bonus, seed, ctx, site, actor, k0):
         k = k0 + j
         if j > 0 and k % 4 == 0:
             w = keyed.block(seed, ctx[SK], ctx[RND], site, actor, k // 4)
-        total += keyed.die_word_quick(w[k % 4], sides, seed, ctx[SK], ctx[RND], site, actor, k)
+        total += keyed.die_word(w[k % 4], sides, seed, ctx[SK], ctx[RND], site, actor, k)
     return total
 
 
 @inline
 def _face(word, sides, seed, ctx, site, actor, k):
-    return keyed.die_word_quick(word, sides, seed, ctx[SK], ctx[RND], site, actor, k) if sides > 0 else 0
+    return keyed.die_word(word, sides, seed, ctx[SK], ctx[RND], site, actor, k) if sides > 0 else 0
 
 
 @inline

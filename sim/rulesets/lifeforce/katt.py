@@ -308,7 +308,7 @@ def damage_dice(W, w, words, seed, G, att, ordinal):
         return keyed.dice4(count, sides, W[w, W_D_BONUS], seed, G[0], G[1], SITE_DAMAGE, att, ordinal * 64)
     total = W[w, W_D_BONUS]
     for j in range(count):
-        total += keyed.die_word_quick(words[1 + j], sides, seed, G[0], G[1], SITE_ATTACK, att, 4 * ordinal + 1 + j)
+        total += keyed.die_word(words[1 + j], sides, seed, G[0], G[1], SITE_ATTACK, att, 4 * ordinal + 1 + j)
     return total
 
 
@@ -325,7 +325,7 @@ def strike(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, stunts, ve
     S[att, S_NATT] = ordinal + 1
     # One block per attack: the attack die from word 0, up to three damage dice from words 1-3.
     words = keyed.block(seed, G[0], G[1], SITE_ATTACK, att, ordinal)
-    roll = keyed.die_word_quick(words[0], R[R_ATTACK_DIE], seed, G[0], G[1], SITE_ATTACK, att, 4 * ordinal)
+    roll = keyed.die_word(words[0], R[R_ATTACK_DIE], seed, G[0], G[1], SITE_ATTACK, att, 4 * ordinal)
     total = roll + offence
     hit = total > defence  # ties go to the defender
     points = 0

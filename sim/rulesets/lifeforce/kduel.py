@@ -29,6 +29,7 @@ from sim.rulesets.lifeforce import katt as A
 from sim.rulesets.lifeforce import kdecide as P
 from sim.rulesets.lifeforce import kstunts
 from sim.rulesets.lifeforce import tables as TB
+from sim.jit import inline, once, rule
 from sim.rulesets.lifeforce.korder import DRAW, ROLL_OFFS, TWO_POW_MINUS_32, UNFINISHED, goes_before
 from sim.rulesets.lifeforce.kpack import context, unpack
 from sim.rulesets.lifeforce.layout import (
@@ -55,10 +56,6 @@ _M32, _U32 = np.uint64(0xFFFFFFFF), np.uint64(32)
 N_LIVE = 5  # LIVE: per condition-table column, the conditions (bits) a duel can meet that act in it
 DUEL_CONDITIONS = [TB.COND[n] for n in ("prone", "hastened", "slowed", "defensive_stance", "threatened",
                                          "disarmed")]
-
-_inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
-_once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
-_step = njit(cache=True, nogil=True, forceinline=False, _nrt=False)
 
 
 # -- build time ---------------------------------------------------------------------------
@@ -129,31 +126,31 @@ def duel_tables(K, W, R, COND, COSTS, PRIO) -> tuple[bool, np.ndarray]:
 # are compiled once and called; the hot path is inlined by LLVM (forceinline): inlined
 # in Numba's IR instead, the many Philox copies of the keyed dice doubled the compile.
 
-@_step
+@rule
 def _die_word_rare(word, sides, seed, g, rnd, site, actor, k):
-    return keyed.die_word_quick(word, sides, seed, g, rnd, site, actor, k)
+    return keyed.die_word(word, sides, seed, g, rnd, site, actor, k)
 
 
-@_inline
+@inline
 def _die_word(word, sides, seed, g, rnd, site, actor, k):
-    """keyed.die_word_quick: its first branch here, its rejection loop called."""
+    """keyed.die_word: its first branch here, its rejection loop called."""
     m = np.uint64(word) * np.uint64(sides)
     if (m & _M32) >= np.uint64(sides):
         return np.int64(m >> _U32) + 1
     return _die_word_rare(word, sides, seed, g, rnd, np.int64(site), actor, k)
 
 
-@_step
+@rule
 def _dice(count, sides, bonus, seed, g, rnd, site, actor, k0):
     return keyed.dice(count, sides, bonus, seed, g, rnd, site, actor, k0)
 
 
-@_step
+@rule
 def _dice4(count, sides, bonus, seed, g, rnd, site, actor, k0):
     return keyed.dice4(count, sides, bonus, seed, g, rnd, site, actor, k0)
 
 
-@_inline
+@inline
 def _damage_dice(W, w, words, seed, g, rnd, att, ordinal, hit):
     """katt.damage_dice (on a miss, 0 for more than three dice: they would need their own blocks)."""
     count, sides = W[w, W_D_COUNT], W[w, W_D_SIDES]
@@ -167,7 +164,7 @@ def _damage_dice(W, w, words, seed, g, rnd, att, ordinal, hit):
     return total
 
 
-@_inline
+@inline
 def _buy_expected(PK, BOUGHT, att, tgt, w, points, total):
     """The default buyer (kstunts.buy_best) on the live state, as a bit mask."""
     kstunts.buy_best_called(PK, att, tgt, w, points, total, np.int64(-1))
@@ -178,7 +175,7 @@ def _buy_expected(PK, BOUGHT, att, tgt, w, points, total):
     return mask
 
 
-@_step
+@rule
 def _control(PK, att, tgt, w, total, ordinal, mask):
     """katt.apply_stunts' Disarm, Threaten and Knock Prone (after its Defensive Stance)."""
     T, X = unpack(PK)
@@ -203,7 +200,7 @@ def _control(PK, att, tgt, w, total, ordinal, mask):
             S[tgt, S_PRONE] = 1
 
 
-@_inline
+@inline
 def _conditions(S, c, live):
     """katt.cond_mask, only the bits in `live` (the conditions a duel can meet that do
     something in the column asked about: kduel.duel_tables' LIVE)."""
@@ -223,7 +220,7 @@ def _conditions(S, c, live):
     return m
 
 
-@_inline
+@inline
 def _mods(S, COND, c, col, live):
     """katt.cond_sum."""
     m = _conditions(S, c, live)
@@ -237,7 +234,7 @@ def _mods(S, COND, c, col, live):
     return total
 
 
-@_inline
+@inline
 def _may_react(K, R, S, who, block, live_begins):
     """katt.can_react: (by a readied action, by the Reaction)."""
     mode = R[R_REACTION_MODE]
@@ -250,7 +247,7 @@ def _may_react(K, R, S, who, block, live_begins):
     return readied and free, reaction and free
 
 
-@_once
+@once
 def _strike(PK, K, W, R, COND, SBW, S, BOUGHT, BUY, LIVE, seed, g, rnd, att, tgt):
     """katt._blow's one blow in a duel (no Dual Strike: there is no second enemy)."""
     kind = 1 if S[att, S_DISARMED] else 0
@@ -317,7 +314,7 @@ def _strike(PK, K, W, R, COND, SBW, S, BOUGHT, BUY, LIVE, seed, g, rnd, att, tgt
         S[tgt, S_DOWN_ROUND] = rnd
 
 
-@_inline
+@inline
 def _plan(K, W, R, COND, NEED, S, POSN, LIVE, a, b, p, dist):
     """kdecide.plan for the steady family one on one: (action, whether it walks)."""
     reach = W[A.melee_weapon(K, S, a), W_REACH]
@@ -344,7 +341,7 @@ def _plan(K, W, R, COND, NEED, S, POSN, LIVE, a, b, p, dist):
     return desired, walks
 
 
-@_once
+@once
 def _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, seed, g, a, p, rnd, dist):
     """kturn.take_turn for a against the other; returns the distance after it."""
     b = 1 - a
@@ -412,7 +409,7 @@ def _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, seed, g, 
     return dist
 
 
-@_once
+@once
 def _roll_offs(S, RU, seed, g, rnd):
     """kernel.roll_offs for two creatures."""
     for c in range(2):
@@ -422,7 +419,7 @@ def _roll_offs(S, RU, seed, g, rnd):
         RU[c] = float(w[ROLL_OFFS]) * TWO_POW_MINUS_32
 
 
-@_inline
+@inline
 def _fresh(K, S):
     """kernel.init_skirmish's state for two creatures on fixed squares."""
     for c in range(2):
@@ -435,7 +432,7 @@ def _fresh(K, S):
         S[c, S_THREAT_BY], S[c, S_PARTNER] = -1, -1
 
 
-@_inline
+@inline
 def _new_round(S):
     for c in range(2):
         S[c, S_HAST] += S[c, S_SEIZE] - S[c, S_HASTE_BONUS]
@@ -446,7 +443,7 @@ def _new_round(S):
         S[c, S_NBLK] = 0
 
 
-@_inline
+@inline
 def _count_down_threats(S):
     for c in range(2):
         if S[c, S_THREAT_LEFT] > 0:
@@ -455,7 +452,7 @@ def _count_down_threats(S):
             S[c, S_THREAT_BY] = -1
 
 
-@_inline
+@inline
 def _outcome(K, S):
     up0, up1 = S[0, S_STATUS] == A.STANDING, S[1, S_STATUS] == A.STANDING
     if up0 and up1:

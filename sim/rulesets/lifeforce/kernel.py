@@ -38,7 +38,7 @@ def roll_offs(X, G, seed, rnd):
     for c in range(S.shape[0]):
         w = keyed.block(seed, G[0], rnd, A.SITE_ROLLOFF, c, 0)
         for k in range(ROLL_OFFS):
-            S[c, S_ROLL0 + k] = keyed.die_word_quick(w[k], 10, seed, G[0], rnd, A.SITE_ROLLOFF, c, k)
+            S[c, S_ROLL0 + k] = keyed.die_word(w[k], 10, seed, G[0], rnd, A.SITE_ROLLOFF, c, k)
         RU[c] = float(w[ROLL_OFFS]) * TWO_POW_MINUS_32
 
 
