@@ -70,8 +70,8 @@ def cond_mask(S, c):
 
 
 @inline
-def cond_sum(S, COND, c, col):
-    m = cond_mask(S, c)
+def mask_sum(COND, m, col):
+    """The column's total over the conditions whose bits are set in m."""
     total = 0
     k = 0
     while m:
@@ -80,6 +80,11 @@ def cond_sum(S, COND, c, col):
         m >>= 1
         k += 1
     return total
+
+
+@inline
+def cond_sum(S, COND, c, col):
+    return mask_sum(COND, cond_mask(S, c), col)
 
 
 @inline

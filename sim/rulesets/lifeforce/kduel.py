@@ -30,21 +30,22 @@ from sim.rulesets.lifeforce import kdecide as P
 from sim.rulesets.lifeforce import kstunts
 from sim.rulesets.lifeforce import tables as TB
 from sim.jit import inline, once, rule
+from sim.rulesets.lifeforce.kstart import fresh_creature, new_round_creature
 from sim.rulesets.lifeforce.korder import DRAW, ROLL_OFFS, TWO_POW_MINUS_32, UNFINISHED, goes_before
 from sim.rulesets.lifeforce.kpack import context, unpack
 from sim.rulesets.lifeforce.layout import (
     K_REACT_AOO, K_REACT_BLOCK, R_AT_ZERO_DEAD, R_REACTION_MODE, S_DOWN_ROUND, W_D_BONUS, W_D_COUNT, W_D_SIDES,
-    K_ANSWER, K_ARMOR, K_DODGE, K_FAMILY, K_GENERATES, K_HASTENED, K_HAS_SHIELD, K_HELD_W, K_HP, K_INTIMIDATE,
+    K_ANSWER, K_ARMOR, K_DODGE, K_FAMILY, K_GENERATES, K_HAS_SHIELD, K_HELD_W, K_INTIMIDATE,
     K_MELEE_W, K_OFFENCE, K_ORDER_ATTR, K_RANGED_W, K_REFLEX, K_RUN, K_SCRIPTED, K_SH_BONUS, K_SH_COUNT,
-    K_SH_SIDES, K_SIDE, K_SLOWED, K_SPLIT0, K_STUNT_EV, K_SURPRISED, K_UNARMED_W, K_WILL, K_X0, K_Y0,
+    K_SH_SIDES, K_SIDE, K_SPLIT0, K_STUNT_EV, K_SURPRISED, K_UNARMED_W, K_WILL, K_X0, K_Y0,
     OUTCOME_INDEX,
     R_ANY_LOADING, R_ATTACK_DIE, R_BLOCK_POSSIBLE, R_CARRY, R_CRIT_BEFORE, R_DS_DEFENCES,
     R_INITIATOR_D100, R_N_SCATTER, R_N_SIDES, R_NO_ACTIONS_SURPRISE, R_READIED_NEXT_TURN, R_RECOVER_AP,
     R_REROLL_EACH, R_SEIZE_ON, R_SKIRMISH_CELLS, R_STUNT_STEP, R_THREATEN_PHASES,
-    S_ATTACKS, S_BLOCKS, S_BUY0, S_DEALT, S_DISARMED, S_DS, S_HAST, S_HASTE_BONUS, S_HITS, S_HP,
-    S_LOADED, S_NATT, S_NBLK, S_OPP, S_PARTNER, S_PREP_ACTION, S_PREP_AP, S_PREP_TARGET, S_PRONE,
-    S_REACTION_LEFT, S_READY, S_ROLL0, S_SEIZE, S_SLOW, S_SPOINTS, S_STATUS, S_STUNTED, S_TAKEN, S_TARGET,
-    S_THREAT_BY, S_THREAT_LEFT,
+    S_ATTACKS, S_BLOCKS, S_BUY0, S_DEALT, S_DISARMED, S_DS, S_HAST, S_HITS, S_HP,
+    S_LOADED, S_NATT, S_NBLK, S_OPP, S_PREP_ACTION, S_PREP_AP, S_PREP_TARGET, S_PRONE,
+    S_REACTION_LEFT, S_READY, S_ROLL0, S_SEIZE, S_SLOW, S_SPOINTS, S_STATUS, S_STUNTED, S_TAKEN, S_THREAT_BY,
+    S_THREAT_LEFT,
     W_AP, W_ARMOURED, W_LOADING, W_REACH, W_SKILL, W_TABLE, W_UNARMED)
 
 BUY_POINTS = 32  # a fixed order buys the same at this many points or more (every cost summed is less)
@@ -223,15 +224,7 @@ def _conditions(S, c, live):
 @inline
 def _mods(S, COND, c, col, live):
     """katt.cond_sum."""
-    m = _conditions(S, c, live)
-    total = 0
-    k = 0
-    while m:
-        if m & 1:
-            total += COND[k, col]
-        m >>= 1
-        k += 1
-    return total
+    return A.mask_sum(COND, _conditions(S, c, live), col)
 
 
 @inline
@@ -423,24 +416,13 @@ def _roll_offs(S, RU, seed, g, rnd):
 def _fresh(K, S):
     """kernel.init_skirmish's state for two creatures on fixed squares."""
     for c in range(2):
-        for f in range(S.shape[1]):
-            S[c, f] = 0
-        S[c, S_HP] = K[c, K_HP]
-        S[c, S_HAST], S[c, S_SLOW] = K[c, K_HASTENED], K[c, K_SLOWED]
-        S[c, S_REACTION_LEFT], S[c, S_LOADED] = 1, 1
-        S[c, S_PREP_ACTION], S[c, S_PREP_TARGET], S[c, S_TARGET] = -1, -1, -1
-        S[c, S_THREAT_BY], S[c, S_PARTNER] = -1, -1
+        fresh_creature(K, S, c)
 
 
 @inline
 def _new_round(S):
     for c in range(2):
-        S[c, S_HAST] += S[c, S_SEIZE] - S[c, S_HASTE_BONUS]
-        S[c, S_HASTE_BONUS] = S[c, S_SEIZE]
-        S[c, S_SEIZE] = 0
-        S[c, S_REACTION_LEFT] = 1
-        S[c, S_NATT] = 0
-        S[c, S_NBLK] = 0
+        new_round_creature(S, c)
 
 
 @inline

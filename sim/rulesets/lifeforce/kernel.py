@@ -15,15 +15,15 @@ from sim.rulesets.lifeforce import katt as A
 from sim.rulesets.lifeforce import kgrid as grid
 from sim.rulesets.lifeforce import ktrace as E
 from sim.rulesets.lifeforce.kduel import play_duel_chunk
+from sim.rulesets.lifeforce.kstart import fresh_creature, new_round_creature
 from sim.rulesets.lifeforce.korder import DRAW, ROLL_OFFS, TWO_POW_MINUS_32, UNFINISHED, goes_before
 from sim.rulesets.lifeforce.kturn import take_turn
 from sim.rulesets.lifeforce.kpack import XP, context, unpack
 from sim.rulesets.lifeforce.layout import (
-    K_CONTEST_MODE, K_HASTENED, K_HP, K_ORDER_ATTR, K_SCATTER_SIDE, K_SIDE, K_SLOWED, K_X0, K_Y0,
+    K_CONTEST_MODE, K_ORDER_ATTR, K_SCATTER_SIDE, K_SIDE, K_X0, K_Y0,
     OUTCOME_INDEX, R_CARRY, R_METRIC, R_N_SIDES, R_REROLL_EACH, R_STALL_CHECK,
-    S_CONTESTING, S_DOMINANT, S_GCHECKED, S_HASTE_BONUS, S_HAST, S_HP, S_LOADED, S_NATT, S_NBLK, S_NGRAP,
-    S_PARTNER, S_PREP_ACTION, S_PREP_AP, S_PREP_TARGET, S_REACTION_LEFT, S_ROLL0, S_SEIZE, S_SLOW, S_STATUS,
-    S_STUNTED, S_TARGET, S_THREAT_BY, S_THREAT_LEFT, S_TRACK, S_X, S_Y, S_PRONE, S_DISARMED)
+    S_CONTESTING, S_DOMINANT, S_GCHECKED, S_HAST, S_HP, S_PARTNER, S_PREP_ACTION, S_PREP_AP, S_ROLL0, S_SLOW, S_STATUS,
+    S_STUNTED, S_THREAT_BY, S_THREAT_LEFT, S_TRACK, S_X, S_Y, S_PRONE, S_DISARMED)
 from sim.jit import inline, rule
 
 STALL_ROUNDS = 500  # as sim/engine.py: nothing changed for this long, nobody can hurt anybody
@@ -122,14 +122,7 @@ def play_round(T, X, G, seed, ev, cnt, rnd):
     C = S.shape[0]
     G[1] = rnd
     for c in range(C):
-        # Seize the Initiative: Hastened for the next round only, one more source.
-        S[c, S_HAST] += S[c, S_SEIZE] - S[c, S_HASTE_BONUS]
-        S[c, S_HASTE_BONUS] = S[c, S_SEIZE]
-        S[c, S_SEIZE] = 0
-        S[c, S_REACTION_LEFT] = 1
-        S[c, S_NATT] = 0
-        S[c, S_NBLK] = 0
-        S[c, S_NGRAP] = 0
+        new_round_creature(S, c)
     if R[R_REROLL_EACH] and rnd > 1:
         roll_offs(X, G, seed, rnd)
     turn_order(K, X)
@@ -190,13 +183,7 @@ def init_skirmish(T, X, G, seed, START, i, has_start):
     K = T[0]
     S, D, FOCUS = X[0], X[1], X[5]
     for c in range(S.shape[0]):
-        for f in range(S.shape[1]):
-            S[c, f] = 0
-        S[c, S_HP] = K[c, K_HP]
-        S[c, S_HAST], S[c, S_SLOW] = K[c, K_HASTENED], K[c, K_SLOWED]
-        S[c, S_REACTION_LEFT], S[c, S_LOADED] = 1, 1
-        S[c, S_PREP_ACTION], S[c, S_PREP_TARGET], S[c, S_TARGET] = -1, -1, -1
-        S[c, S_THREAT_BY], S[c, S_PARTNER] = -1, -1
+        fresh_creature(K, S, c)
         if has_start:
             S[c, S_HP] = START[i, c, 0]
             S[c, S_STATUS] = START[i, c, 1]

@@ -1,7 +1,6 @@
 """Turn order's comparison, shared by the general chunk loop (kernel.py) and the duel loop (kduel.py)."""
 from __future__ import annotations
 
-
 from sim.rulesets.lifeforce.layout import K_ORDER_ATTR, S_HAST, S_ROLL0, S_SLOW
 from sim.jit import inline
 
