@@ -22,6 +22,12 @@ BACKENDS = ("loky", "dask")
 warnings.filterwarnings("ignore", message=r"\d+ tasks (have been successfully executed|which were still being "
                                           r"processed by the workers)", category=UserWarning)
 
+# loky's resource tracker (a process of its own, writing to our stderr) warns about
+# semaphores it removes itself when a run is stopped while its pool shuts down. The
+# removal is right and the warning is loky's internals; the run's one paragraph says
+# what happened. Its filters come from the environment it is started with.
+TRACKER_QUIET = "ignore:resource_tracker:UserWarning"
+
 # How long to wait for a remote scheduler before saying it cannot be reached.
 CONNECT_TIMEOUT_S = 10
 
@@ -67,6 +73,14 @@ def in_worker(fn: Callable, *args):
     if multiprocessing.parent_process() is not None:  # never the CLI's own process
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     return fn(*args)
+
+
+def quiet_resource_tracker() -> None:
+    """Start loky's resource tracker (if it is not running yet) with its warnings off."""
+    import os
+    filters = os.environ.get("PYTHONWARNINGS", "")
+    if TRACKER_QUIET not in filters.split(","):
+        os.environ["PYTHONWARNINGS"] = ",".join(f for f in (filters, TRACKER_QUIET) if f)
 
 
 def check_backend(backend: str, scheduler: str | None) -> str:
@@ -148,6 +162,7 @@ def play_all(fn: Callable, tasks: Iterable[tuple], jobs: int = 1, backend: str =
     finished: set[int] = set()
     try:
         if backend == "loky":
+            quiet_resource_tracker()
             gen = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered", max_nbytes=None)(
                 delayed(in_worker)(guarded, fn, *t) for t in tasks)
             for chunk, result in gen:
