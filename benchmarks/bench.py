@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import sim  # noqa: E402
-from benchmarks.floor import draws_per_skirmish, ns_per_draw, numbers_needed  # noqa: E402
+from benchmarks.floor import ns_per_philox, numbers_needed, philox_per_skirmish  # noqa: E402
 from benchmarks.report import Measured, write_performance  # noqa: E402
 from sim.runner import CHUNK_SIZE  # noqa: E402
 from sim.scenario import load_scenario  # noqa: E402
@@ -157,15 +157,14 @@ def measure(bench: Bench, args, floor_ns: dict) -> Measured:
     rows = agreement(engine, plain)
     for what, a, b, z in rows:
         print(f"    {what}: engine {a:.5f}, plain {b:.5f}, z {z:+.2f}")
-    draws = draws_per_skirmish(path, args.seed)
-    floor_s = sum(count * floor_ns[kind] for kind, count in draws.items()) * 1e-9
+    philox = philox_per_skirmish(path, args.seed)
     needed = numbers_needed(plain_module, path, min(args.plain_n, 20_000), args.seed)
     memory = memory_per_skirmish(path, min(args.n, args.memory_n), res1)
-    print(f"[{bench.ruleset}] draws/skirmish {draws} (the rules need {needed:.1f}), floor {1 / floor_s:,.0f} /s, "
-          f"memory {memory}", flush=True)
+    print(f"[{bench.ruleset}] Philox evaluations/skirmish {philox:.1f} (the rules need {needed:.1f} numbers), "
+          f"floor {1e9 / (philox * floor_ns['independent']):,.0f} /s, memory {memory}", flush=True)
     return Measured(bench=bench, n=args.n, plain_n=args.plain_n, wall_1=t1, cpu_1=c1, wall_2=t2, wall_summary_2=ts,
                     wall_plain=tp, cpu_plain=cp, mean_rounds=engine["mean_rounds"], agreement=rows,
-                    draws=draws, floor_seconds=floor_s, needed=needed, memory=memory)
+                    philox=philox, needed=needed, memory=memory)
 
 
 def main(argv=None) -> int:
@@ -186,8 +185,8 @@ def main(argv=None) -> int:
     args.plain_n = args.plain_n or args.n
 
     load_at_start = os.getloadavg()
-    floor_ns = ns_per_draw()
-    print(f"random numbers: {', '.join(f'{k} {v:.2f} ns' for k, v in floor_ns.items())}", flush=True)
+    floor_ns = ns_per_philox()
+    print(f"Philox evaluations: {', '.join(f'{k} {v:.2f} ns' for k, v in floor_ns.items())}", flush=True)
     results = [measure(b, args, floor_ns) for b in BENCHES if not args.only or b.ruleset in args.only]
     out = args.out or (None if args.only else OUT)
     if out and not args.no_write:

@@ -1,73 +1,100 @@
 """The cost floor: what a skirmish's random numbers alone cost on this machine.
 
-A batch engine cannot be faster than drawing its dice. The floor of a scenario is the
-numbers one skirmish draws (counted through a Generator that tallies every request)
-times the time this machine's `numpy.random.Generator` takes per number of each kind.
+A batch engine cannot be faster than making its dice. Every number the kernels use is
+a word of a Philox4x32-10 evaluation keyed by (seed, skirmish, round, site, actor, k)
+(sim/keyed.py), so the floor of a scenario is the evaluations one skirmish makes
+(counted on the rules run uncompiled, the same source, with the generator's two entry
+points tallied) times what one evaluation costs here. Two costs: evaluations that do
+not wait on each other (the machine overlaps them: the true lower bound) and
+evaluations each waiting on the one before (a blow whose hit branch waits on its dice
+is closer to this).
 """
 from __future__ import annotations
 
-import json
+import os
 import random
+import subprocess
+import sys
 import time
 import types
+from pathlib import Path
 
 import numpy as np
+from numba import njit
 
-from sim.engine import run_chunk
-from sim.runner import CHUNK_SIZE, _compiled, chunk_rng
-from sim.scenario import load_scenario
+from sim import keyed
 
-_SAMPLE = 4_000_000
+ROOT = Path(__file__).resolve().parent.parent
+_SAMPLE = 2_000_000
 
 
-def ns_per_draw(repeat: int = 5) -> dict[str, float]:
-    """Nanoseconds per number of the two kinds the engine asks for: small integers (d20 as
-    int16, `Generator.integers`) and float32 uniforms (`Generator.random`), best of `repeat`."""
-    rng = np.random.default_rng(0)
-    kinds = {"integers": lambda: rng.integers(1, 21, size=_SAMPLE, dtype=np.int16),
-             "random": lambda: rng.random(size=_SAMPLE, dtype=np.float32)}
+@njit(cache=False, nogil=True)
+def _independent(n, seed):
+    total = np.uint64(0)
+    for i in range(n):
+        w = keyed.block(seed, i, 1, 7, i & 3, 0)
+        total ^= w[0] ^ w[3]
+    return total
+
+
+@njit(cache=False, nogil=True)
+def _chained(n, seed):
+    """Each evaluation's counter takes a bit of the one before, so none can start early."""
+    carry = np.uint64(0)
+    for i in range(n):
+        w = keyed.block(seed, i, 1, 7, np.int64(carry & np.uint64(1)), 0)
+        carry = w[0]
+    return carry
+
+
+def ns_per_philox(repeat: int = 5) -> dict[str, float]:
+    """Nanoseconds per Philox evaluation, compiled: {'independent': .., 'chained': ..}, best of `repeat`."""
     out = {}
-    for kind, draw in kinds.items():
+    for kind, fn in (("independent", _independent), ("chained", _chained)):
+        fn(1000, 1)  # compile outside the timing
         best = float("inf")
         for _ in range(repeat):
             t0 = time.perf_counter()
-            draw()
+            fn(_SAMPLE, 1)
             best = min(best, time.perf_counter() - t0)
         out[kind] = best / _SAMPLE * 1e9
     return out
 
 
-class CountingGenerator:
-    """Stands in for the batch's Generator and tallies how many numbers each method returns."""
-
-    def __init__(self, rng: np.random.Generator):
-        self._rng = rng
-        self.counts = {"integers": 0, "random": 0}
-
-    def integers(self, *args, **kwargs):
-        out = self._rng.integers(*args, **kwargs)
-        self.counts["integers"] += np.size(out)
-        return out
-
-    def random(self, *args, **kwargs):
-        out = self._rng.random(*args, **kwargs)
-        self.counts["random"] += np.size(out)
-        return out
-
-    @property
-    def bit_generator(self):
-        # Streams split off this way (G&M special situations) are not counted: the
-        # benchmark scenarios play rounds that use none.
-        return self._rng.bit_generator
+COUNTING = """
+from sim import keyed
+calls = [0]
+_core, _blocks = keyed.philox4x32, keyed.blocks_into
+def _counted(*a):
+    calls[0] += 1
+    return _core(*a)
+def _counted_blocks(words, actors, count, *rest):
+    calls[0] += int(count)
+    return _blocks(words, actors, count, *rest)
+keyed.philox4x32, keyed.blocks_into = _counted, _counted_blocks
+"""
+_PLAY = """
+from sim.scenario import load_scenario
+scen = load_scenario({path!r})
+scen.ruleset.play(scen.ruleset.build(scen), {seed}, 0, {n}, int(scen.run["max_rounds"]))
+print(calls[0] / {n})
+"""
 
 
-def draws_per_skirmish(path, seed: int, size: int = CHUNK_SIZE) -> dict[str, float]:
-    """Mean numbers of each kind one skirmish of the scenario draws (one chunk of `size`)."""
-    scen = load_scenario(path)
-    scen, setup = _compiled(json.dumps(scen.data, default=str), scen.source)
-    counting = CountingGenerator(chunk_rng(seed, 0))
-    run_chunk(scen.ruleset, setup, counting, size, scen.run["max_rounds"])
-    return {kind: count / size for kind, count in counting.counts.items()}
+def run_counted(script: str) -> list[str]:
+    """The lines `script` prints, run after COUNTING with Numba's compiler off
+    (NUMBA_DISABLE_JIT: every rule is its Python source, so the tally sees each call)."""
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    code = f"import sys; sys.path.insert(0, {str(ROOT)!r})\n" + COUNTING + script
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"counting Philox evaluations failed:\n{done.stderr}")
+    return done.stdout.strip().splitlines()
+
+
+def philox_per_skirmish(path, seed: int, n: int = 300) -> float:
+    """Mean Philox evaluations a skirmish of the scenario makes (skirmishes 0 .. n-1)."""
+    return float(run_counted(_PLAY.format(path=str(path), seed=int(seed), n=int(n)))[-1])
 
 
 class CountingRandom(random.Random):

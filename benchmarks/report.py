@@ -31,8 +31,7 @@ class Measured:
     cpu_plain: float
     mean_rounds: float
     agreement: list
-    draws: dict
-    floor_seconds: float
+    philox: float  # Philox evaluations per skirmish
     needed: float  # random numbers per skirmish the plain loop draws
     memory: dict
 
@@ -98,7 +97,9 @@ def render(results: list[Measured], floor_ns: dict, load_at_start) -> str:
         "through `sim.run` as a user sees it (wall clock; scenario loading, worker start-up and",
         "building both outcome tables included; best of the repeats); the plain loop is the",
         "program one would write without the engine (Python's `random`, one skirmish at a time,",
-        "the same rules, reading the same file: `benchmarks/plain_loop*.py`).",
+        "the same rules, reading the same file: `benchmarks/plain_loop*.py`). Every ruleset runs",
+        "as a compiled kernel with keyed randomness; each kernel's figures against the NumPy",
+        "engine it replaced, per CPU-second side by side, are the sections after \"History\".",
         "",
         ("| ruleset | scenario | mean rounds | 1 worker /s | 2 workers /s | 2 over 1 | 2 workers, summary only /s "
          "| plain loop /s | engine over plain loop (1 / 2 workers) | per CPU-second |"),
@@ -131,29 +132,7 @@ def render(results: list[Measured], floor_ns: dict, load_at_start) -> str:
     lines.append("- Near-linear speed-up from 1 to 2 workers: "
                  + ", ".join(f"{m.bench.ruleset} {m.rate_2 / m.rate_1:.2f}x" for m in results) + ".")
 
-    lines += [
-        "", "## Against the cost floor", "",
-        "A batch engine cannot beat drawing its own dice. The floor counts the numbers one",
-        "skirmish draws (every `Generator.integers` and `Generator.random` request of one",
-        "32,768-skirmish chunk, tallied by `benchmarks/floor.py`) at this machine's cost per",
-        f"number ({floor_ns['integers']:.2f} ns per int16 die, {floor_ns['random']:.2f} ns per float32",
-        "uniform). The engine figure is skirmishes per CPU-second of the one-worker run.",
-        "The engine draws every number of a round for every row in a fixed order and shape,",
-        "used or not (that is what keeps variants of a scenario on common random numbers);",
-        "the last columns count what the rules actually call for (the plain loop's draws,",
-        "tallied through a counting `random.Random`) and the floor that would set.",
-        "",
-        ("| ruleset | dice per skirmish | uniforms per skirmish | floor (skirmishes/s per core) "
-         "| engine (per CPU-second) | engine cost over floor | numbers the rules need | their floor (/s) |"),
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for m in results:
-        engine = m.n / m.cpu_1
-        needed_floor = 1e9 / (m.needed * floor_ns["random"])
-        lines.append(f"| {m.bench.ruleset} | {m.draws['integers']:,.0f} | {m.draws['random']:,.0f} | "
-                     f"{1 / m.floor_seconds:,.0f} | {engine:,.0f} | {(1 / m.floor_seconds) / engine:.1f}x | "
-                     f"{m.needed:,.1f} | {needed_floor:,.0f} |")
-
+    lines += floor_section(results, floor_ns)
     lines += [
         "", "## Memory per skirmish", "",
         "Batch: peak bytes allocated while one 32,768-skirmish chunk plays (tracemalloc), per",
@@ -187,6 +166,35 @@ def render(results: list[Measured], floor_ns: dict, load_at_start) -> str:
               "  (other processes share this machine; a load above 0 means the timings include contention)",
               "", f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.", ""]
     return "\n".join(lines)
+
+
+def floor_section(results: list[Measured], floor_ns: dict) -> list[str]:
+    """The engine against the cost of its own random numbers (benchmarks/floor.py)."""
+    free, chained = floor_ns["independent"], floor_ns["chained"]
+    lines = [
+        "", "## Against the cost floor", "",
+        "A batch engine cannot beat making its own dice. Every number a kernel uses is a word of",
+        "a Philox4x32-10 evaluation keyed by skirmish, round, site, actor and k (`sim/keyed.py`);",
+        "`benchmarks/floor.py` counts the evaluations a skirmish makes (skirmishes 0-299, the rules",
+        "run uncompiled with the generator tallied) and times one evaluation here, compiled:",
+        f"{free:.2f} ns when evaluations do not wait on each other (the machine overlaps them),",
+        f"{chained:.2f} ns when each waits on the one before (as a blow whose hit waits on its dice).",
+        "The engine figure is skirmishes per CPU-second of the one-worker run, outcome tables",
+        "included. The last columns: the random numbers the rules call for (the plain loop's",
+        "draws, tallied through a counting `random.Random`) and their floor at four numbers an",
+        "evaluation.",
+        "",
+        ("| ruleset | Philox evaluations per skirmish | floor (/s per core) | floor, one after another (/s) "
+         "| engine (per CPU-second) | engine cost over floor | numbers the rules need | their floor (/s) |"),
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for m in results:
+        engine = m.n / m.cpu_1
+        floor = 1e9 / (m.philox * free)
+        lines.append(f"| {m.bench.ruleset} | {m.philox:,.1f} | {floor:,.0f} | {1e9 / (m.philox * chained):,.0f} | "
+                     f"{engine:,.0f} | {floor / engine:.1f}x | {m.needed:,.1f} | "
+                     f"{4e9 / (m.needed * free):,.0f} |")
+    return lines
 
 
 def write_performance(out: Path, results: list[Measured], floor_ns: dict, load_at_start) -> None:

@@ -1,20 +1,30 @@
-"""The benchmark's own arithmetic: the draw tally behind the cost floor and the agreement z."""
+"""The benchmark's own arithmetic: the Philox tally behind the cost floor and the agreement z."""
 import numpy as np
 
 from benchmarks.bench import agreement
-from benchmarks.floor import CountingGenerator
-from sim.engine import Batch
+from benchmarks.floor import run_counted
+
+# Three blocks, a die (one evaluation, no rejection at 6 sides in practice: checked below),
+# and five actors' blocks side by side: nine evaluations, and the numbers are the compiled ones.
+TALLY = """
+import numpy as np
+words = np.empty((4, 5), dtype=np.int64)
+for b in range(3):
+    keyed.block(7, 11, 1, 3, 2, b)
+roll = keyed.die(6, 7, 11, 1, 3, 2, 0)
+keyed.blocks_into(words, np.arange(5), 5, np.uint64(7), 11, 1, 3, 0)
+print(roll, int(words[0, 4]))
+print(calls[0])
+"""
 
 
-def test_counting_generator_tallies_every_number_and_changes_no_stream():
-    plain = Batch(np.random.default_rng(5), 10)
-    counted_rng = CountingGenerator(np.random.default_rng(5))
-    counted = Batch(counted_rng, 10)
-    for batch in (plain, counted):
-        batch.result = (batch.d(20, 3), batch.uniform(4, 2), batch.d(6))
-    for a, b in zip(plain.result, counted.result):
-        np.testing.assert_array_equal(a, b)
-    assert counted_rng.counts == {"integers": 10 * 3 + 10, "random": 10 * 4 * 2}
+def test_the_philox_tally_counts_every_evaluation_both_entry_points_make():
+    from sim import keyed
+    numbers, tally = run_counted(TALLY)
+    assert int(tally) == 3 + 1 + 5
+    roll, word = (int(x) for x in numbers.split())
+    assert roll == keyed.die(6, 7, 11, 1, 3, 2, 0)
+    assert word == keyed.blocks_words(7, 11, 1, 3, np.arange(5), 0)[0, 4]
 
 
 def counts(n, wins, down, rounds):
