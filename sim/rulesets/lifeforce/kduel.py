@@ -55,6 +55,8 @@ CONTROL = (1 << A.ST_DISARM) | (1 << A.ST_THREATEN) | (1 << A.ST_PRONE)
 
 _M32, _U32 = np.uint64(0xFFFFFFFF), np.uint64(32)
 N_LIVE = 5  # LIVE: per condition-table column, the conditions (bits) a duel can meet that act in it
+N_DUEL_CONDITIONS = 6
+N_MODS = N_LIVE << N_DUEL_CONDITIONS  # MODS: per column, the modifier summed over each set of them
 DUEL_CONDITIONS = [TB.COND[n] for n in ("prone", "hastened", "slowed", "defensive_stance", "threatened",
                                          "disarmed")]
 
@@ -83,20 +85,32 @@ def _greedy(K, W, R, COSTS, PRIO, att, tgt, w, points, state) -> int:
 
 def live_conditions(COND) -> list[int]:
     """Per column of the condition table (offence .. begins), the bit mask of the
-    conditions a duel can meet that act in it: a modifier, or a move / a beginning they forbid."""
+    conditions a duel can meet that act in it (bit k: DUEL_CONDITIONS[k]): a modifier, or
+    a move / a beginning they forbid."""
     live = []
     for col in range(COND.shape[1]):
         acts = (COND[:, col] != 0) if col < A.C_MOVES else (COND[:, col] == 0)
-        live.append(sum(1 << k for k in DUEL_CONDITIONS if acts[k]))
+        live.append(sum(1 << k for k, c in enumerate(DUEL_CONDITIONS) if acts[c]))
     return live
+
+
+def condition_sums(COND) -> np.ndarray:
+    """katt.cond_sum as a table: entry col << N_DUEL_CONDITIONS | m is column col's total
+    over the duel conditions set in m (no loop over the bits, whose count is a coin toss)."""
+    sums = np.zeros(N_MODS, dtype=np.int64)
+    for col in range(N_LIVE):
+        for m in range(1 << N_DUEL_CONDITIONS):
+            sums[col << N_DUEL_CONDITIONS | m] = sum(COND[c, col] for k, c in enumerate(DUEL_CONDITIONS) if m >> k & 1)
+    return sums
 
 
 def duel_tables(K, W, R, COND, COSTS, PRIO) -> tuple[bool, np.ndarray]:
     """(whether the fused duel loop plays this scenario, its table: the fixed-order
-    purchases, then `live_conditions`)."""
+    purchases, then `live_conditions`, then `condition_sums`)."""
     n_buy = 2 * 2 * (BUY_POINTS + 1) * BUY_STATES
-    buy = np.zeros(n_buy + N_LIVE, dtype=np.int64)
-    buy[n_buy:] = live_conditions(COND)
+    buy = np.zeros(n_buy + N_LIVE + N_MODS, dtype=np.int64)
+    buy[n_buy:n_buy + N_LIVE] = live_conditions(COND)
+    buy[n_buy + N_LIVE:] = condition_sums(COND)
     if K.shape[0] != 2 or R[R_N_SIDES] != 2 or K[0, K_SIDE] == K[1, K_SIDE]:
         return False, buy
     if R[R_ANY_LOADING] or R[R_N_SCATTER] or K[:, K_SCRIPTED].any() or (K[:, K_FAMILY] != P.STEADY).any():
@@ -203,28 +217,20 @@ def _control(PK, att, tgt, w, total, ordinal, mask):
 
 @inline
 def _conditions(S, c, live):
-    """katt.cond_mask, only the bits in `live` (the conditions a duel can meet that do
-    something in the column asked about: kduel.duel_tables' LIVE)."""
-    m = 0
-    if live & 1 and S[c, S_PRONE] != 0:
-        m |= 1
-    if live & 2 and S[c, S_HAST] > 0:
-        m |= 2
-    if live & 4 and S[c, S_SLOW] > 0:
-        m |= 4
-    if live & 8 and S[c, S_DS] != 0:
-        m |= 8
-    if live & 128 and S[c, S_THREAT_BY] >= 0:
-        m |= 128
-    if live & 256 and S[c, S_DISARMED] != 0:
-        m |= 256
-    return m
+    """katt.cond_mask over DUEL_CONDITIONS (bit k for DUEL_CONDITIONS[k]), only the bits
+    in `live` (the conditions that do something in the column asked about: LIVE). Six
+    tests ORed, not six branches: in a fight of Knock Prone and Threaten whether a
+    condition holds is no pattern a branch predictor learns."""
+    m = ((1 if S[c, S_PRONE] != 0 else 0) | (2 if S[c, S_HAST] > 0 else 0) | (4 if S[c, S_SLOW] > 0 else 0)
+         | (8 if S[c, S_DS] != 0 else 0) | (16 if S[c, S_THREAT_BY] >= 0 else 0)
+         | (32 if S[c, S_DISARMED] != 0 else 0))
+    return m & live
 
 
 @inline
-def _mods(S, COND, c, col, live):
+def _mods(S, MODS, c, col, live):
     """katt.cond_sum."""
-    return A.mask_sum(COND, _conditions(S, c, live), col)
+    return MODS[col << N_DUEL_CONDITIONS | _conditions(S, c, live)]
 
 
 @inline
@@ -240,14 +246,28 @@ def _may_react(K, R, S, who, block, live_begins):
     return readied and free, reaction and free
 
 
+RECIP_LIMIT = 1 << 16
+
+
+@inline
+def _step_points(margin, step, recip):
+    """margin // step by a multiply with recip = ceil(2**32 / step) (a 64-bit division
+    waits some 15 cycles on the attack total): exact while margin and step are below
+    2**16, since the rounding up in recip (below step) times margin stays below 2**32."""
+    if margin < RECIP_LIMIT and recip:
+        return np.int64((np.uint64(margin) * np.uint64(recip)) >> _U32)
+    return margin // step
+
+
 @once
-def _strike(PK, K, W, R, COND, SBW, S, BOUGHT, BUY, LIVE, seed, g, rnd, att, tgt):
+def _strike(PK, K, W, R, COND, SBW, S, BOUGHT, BUY, LIVE, recip, seed, g, rnd, att, tgt):
     """katt._blow's one blow in a duel (no Dual Strike: there is no second enemy)."""
+    MODS = LIVE[N_LIVE:]
     kind = 1 if S[att, S_DISARMED] else 0
     w = K[att, K_UNARMED_W] if kind else K[att, K_MELEE_W]
     skill = min(K[tgt, K_DODGE], 0) if K[tgt, K_SURPRISED] != 0 and rnd == 1 else K[tgt, K_DODGE]
-    defence = TB.DEFENCE_BASE + skill + _mods(S, COND, tgt, A.C_MELEE, LIVE[A.C_MELEE])
-    offence = W[w, W_SKILL] + K[att, K_OFFENCE] + _mods(S, COND, att, A.C_OFFENCE, LIVE[A.C_OFFENCE])
+    defence = TB.DEFENCE_BASE + skill + _mods(S, MODS, tgt, A.C_MELEE, LIVE[A.C_MELEE])
+    offence = W[w, W_SKILL] + K[att, K_OFFENCE] + _mods(S, MODS, att, A.C_OFFENCE, LIVE[A.C_OFFENCE])
     ordinal = S[att, S_NATT]
     S[att, S_NATT] = ordinal + 1
     words = keyed.block(seed, g, rnd, A.SITE_ATTACK, att, ordinal)
@@ -255,20 +275,17 @@ def _strike(PK, K, W, R, COND, SBW, S, BOUGHT, BUY, LIVE, seed, g, rnd, att, tgt
     hit = total > defence
     # Hit or miss is a coin toss the branch predictor cannot learn: the damage is worked
     # out either way (its dice are in the attack's block already) and kept on a hit.
-    points = max(total - defence, 0) // R[R_STUNT_STEP] if K[att, K_GENERATES] and S[att, S_STUNTED] == 0 else 0
-    if points > 0 and K[att, K_STUNT_EV]:
+    points = _step_points(max(total - defence, 0), R[R_STUNT_STEP], recip) if K[att, K_GENERATES] and \
+        S[att, S_STUNTED] == 0 else 0
+    if K[att, K_STUNT_EV] and points > 0:
         mask = _buy_expected(PK, BOUGHT, att, tgt, w, points, total)
     else:
         state = ((1 if S[tgt, S_DISARMED] else 0) | (2 if S[tgt, S_THREAT_BY] == att else 0)
                  | (4 if S[tgt, S_PRONE] else 0) | (8 if S[att, S_DS] else 0))
         mask = BUY[((att * 2 + kind) * (BUY_POINTS + 1) + min(points, BUY_POINTS)) * BUY_STATES + state]
     S[att, S_STUNTED] |= 1 if points > 0 else 0
-    if mask:
-        m, s = mask, S_BUY0
-        while m:
-            S[att, s] += m & 1
-            m >>= 1
-            s += 1
+    for s in range(A.N_STUNTS):  # every bit, no loop to the last set one: its length is a coin toss too
+        S[att, S_BUY0 + s] += mask >> s & 1
     S[att, S_ATTACKS] += 1
     rolled = max(_damage_dice(W, w, words, seed, g, rnd, att, ordinal, hit), 0) + SBW[att, w]
     armour = max(K[tgt, K_ARMOR] - W[w, W_AP], 0) if W[w, W_ARMOURED] else 0
@@ -296,12 +313,11 @@ def _strike(PK, K, W, R, COND, SBW, S, BOUGHT, BUY, LIVE, seed, g, rnd, att, tgt
     S[tgt, S_TAKEN] += dmg
     S[tgt, S_HP] -= dmg
     S[att, S_SPOINTS] += points
-    if mask & ~CRITS:  # katt.apply_stunts
-        S[att, S_DS] |= mask >> A.ST_DS & 1
-        S[att, S_LOADED] |= mask >> A.ST_RAPID & 1
-        S[att, S_SEIZE] |= mask >> A.ST_SEIZE & 1
-        if mask & CONTROL:
-            _control(PK, att, tgt, w, total, ordinal, mask)
+    S[att, S_DS] |= mask >> A.ST_DS & 1  # katt.apply_stunts, unconditionally (no branch on the purchase)
+    S[att, S_LOADED] |= mask >> A.ST_RAPID & 1
+    S[att, S_SEIZE] |= mask >> A.ST_SEIZE & 1
+    if mask & CONTROL:
+        _control(PK, att, tgt, w, total, ordinal, mask)
     if S[tgt, S_HP] <= 0 and S[tgt, S_STATUS] == A.STANDING:  # katt.knock_down, no grapple to end
         S[tgt, S_STATUS] = A.DEAD if R[R_AT_ZERO_DEAD] != 0 else A.UNCONSCIOUS
         S[tgt, S_DOWN_ROUND] = rnd
@@ -335,7 +351,7 @@ def _plan(K, W, R, COND, NEED, S, POSN, LIVE, a, b, p, dist):
 
 
 @once
-def _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, seed, g, a, p, rnd, dist):
+def _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, recip, seed, g, a, p, rnd, dist):
     """kturn.take_turn for a against the other; returns the distance after it."""
     b = 1 - a
     S[a, S_DS] = 0
@@ -398,7 +414,7 @@ def _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, seed, g, 
             else:
                 S[a, S_PREP_AP] = need
         if att >= 0:
-            _strike(PK, K, W, R, COND, SBW, S, BOUGHT, BUY, LIVE, seed, g, rnd, att, a + b - att)
+            _strike(PK, K, W, R, COND, SBW, S, BOUGHT, BUY, LIVE, recip, seed, g, rnd, att, a + b - att)
     return dist
 
 
@@ -428,10 +444,10 @@ def _new_round(S):
 @inline
 def _count_down_threats(S):
     for c in range(2):
-        if S[c, S_THREAT_LEFT] > 0:
-            S[c, S_THREAT_LEFT] -= 1
-        if S[c, S_THREAT_LEFT] <= 0:
-            S[c, S_THREAT_BY] = -1
+        left = S[c, S_THREAT_LEFT]
+        left -= 1 if left > 0 else 0
+        S[c, S_THREAT_LEFT] = left
+        S[c, S_THREAT_BY] = S[c, S_THREAT_BY] if left > 0 else -1
 
 
 @inline
@@ -449,9 +465,11 @@ def play_duel_chunk(PK, BUY, first, max_rounds, OUT, WIN, ROUNDS):
     G, seed = context(PK)[:2]
     K, W, R, COND, SBW, NEED = T[0], T[1], T[2], T[3], T[4], T[17]
     S, D, BOUGHT, RU, POSN = X[0], X[1], X[3], X[4], X[13]
-    LIVE = BUY[BUY.shape[0] - 5:]
+    LIVE = BUY[BUY.shape[0] - N_LIVE - N_MODS:]  # then MODS
     dist0 = abs(K[0, K_X0] - K[1, K_X0]) + abs(K[0, K_Y0] - K[1, K_Y0])
     ties = K[0, K_ORDER_ATTR] == K[1, K_ORDER_ATTR]  # otherwise the roll-offs are never read
+    step = R[R_STUNT_STEP]
+    recip = ((1 << 32) + step - 1) // step if 0 < step < RECIP_LIMIT else 0
     G[3] = 0
     for i in range(WIN.shape[0]):
         g = first + i
@@ -483,10 +501,10 @@ def play_duel_chunk(PK, BUY, first, max_rounds, OUT, WIN, ROUNDS):
                     # (duel 4.5% faster for 16 CPU-s more cold compile, 159.5 -> 175.4; a strike site per
                     # attacker too: no faster, 22 more).
                     if a == 0:
-                        dist = _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, seed, g, 0, p,
+                        dist = _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, recip, seed, g, 0, p,
                                      rnd, dist)
                     else:
-                        dist = _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, seed, g, 1, p,
+                        dist = _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, recip, seed, g, 1, p,
                                      rnd, dist)
                     result = _outcome(K, S)
                     if result != UNFINISHED:
