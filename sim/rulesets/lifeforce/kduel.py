@@ -1,8 +1,9 @@
 """One-on-one melee in one fused loop: what kernel.play_chunk plays for a duel, faster.
 
-`duel_tables` decides at build time whether a scenario is a duel this loop plays: two
-combatants on opposite sides, melee weapons only (none Loading), the steady family, no
-scripted rules, a fixed start on one row or column of the grid, no Skirmish stunt step.
+`duel_tables` (kduel_tables.py) decides at build time whether a scenario is a duel this
+loop plays: two combatants on opposite sides, melee weapons only (none Loading), the
+steady family, no scripted rules, a fixed start on one row or column of the grid, no
+Skirmish stunt step.
 kernel.play_chunk hands such a chunk here unless it traces a skirmish, starts from a
 given state or watches for stalls. Every rule option and every other policy parameter
 plays as in the general round (stunt buyers, shields and Shield Block, readied blocks
@@ -16,8 +17,11 @@ calls and no scans over combatants (the only enemy is the other one, always the 
 never a choice to draw noise for); the distance a number, since a walk toward the other
 along their row is the walk's own straight steps (kgrid.walk) and stops in reach, so no
 square is ever blocked; a fixed buying order's purchase a table lookup by points and the
-four states it depends on (`BUY`, built here); the roll-offs drawn only when the turn
-order can read them (equal Reaction).
+four states it depends on (`BUY`), a condition modifier one by the set of conditions
+held; the roll-offs drawn only when the turn order can read them (equal Reaction). What
+follows a coin toss (hit or miss, the points it makes, what they buy, a condition taken)
+is worked out without branches where that is cheap: a mispredicted branch costs more
+than the arithmetic it skips.
 """
 from __future__ import annotations
 
@@ -32,107 +36,26 @@ from sim.rulesets.lifeforce import tables as TB
 from sim.jit import inline, once, rule
 from sim.rulesets.lifeforce.kstart import fresh_creature, new_round_creature
 from sim.rulesets.lifeforce.korder import DRAW, ROLL_OFFS, TWO_POW_MINUS_32, UNFINISHED, goes_before
+from sim.rulesets.lifeforce.kduel_tables import (  # noqa: F401  duel_tables: kplay builds with it
+    BUY_POINTS, BUY_STATES, CRITS, N_DUEL_CONDITIONS, N_LIVE, N_MODS, duel_tables)
 from sim.rulesets.lifeforce.kpack import context, unpack
 from sim.rulesets.lifeforce.layout import (
     K_REACT_AOO, K_REACT_BLOCK, R_AT_ZERO_DEAD, R_REACTION_MODE, S_DOWN_ROUND, W_D_BONUS, W_D_COUNT, W_D_SIDES,
-    K_ANSWER, K_ARMOR, K_DODGE, K_FAMILY, K_GENERATES, K_HAS_SHIELD, K_HELD_W, K_INTIMIDATE,
-    K_MELEE_W, K_OFFENCE, K_ORDER_ATTR, K_RANGED_W, K_REFLEX, K_RUN, K_SCRIPTED, K_SH_BONUS, K_SH_COUNT,
+    K_ANSWER, K_ARMOR, K_DODGE, K_GENERATES, K_HAS_SHIELD, K_HELD_W, K_INTIMIDATE,
+    K_MELEE_W, K_OFFENCE, K_ORDER_ATTR, K_REFLEX, K_RUN, K_SH_BONUS, K_SH_COUNT,
     K_SH_SIDES, K_SIDE, K_SPLIT0, K_STUNT_EV, K_SURPRISED, K_UNARMED_W, K_WILL, K_X0, K_Y0,
     OUTCOME_INDEX,
-    R_ANY_LOADING, R_ATTACK_DIE, R_BLOCK_POSSIBLE, R_CARRY, R_CRIT_BEFORE, R_DS_DEFENCES,
-    R_INITIATOR_D100, R_N_SCATTER, R_N_SIDES, R_NO_ACTIONS_SURPRISE, R_READIED_NEXT_TURN, R_RECOVER_AP,
-    R_REROLL_EACH, R_SEIZE_ON, R_SKIRMISH_CELLS, R_STUNT_STEP, R_THREATEN_PHASES,
+    R_ATTACK_DIE, R_BLOCK_POSSIBLE, R_CARRY, R_CRIT_BEFORE, R_DS_DEFENCES,
+    R_INITIATOR_D100, R_NO_ACTIONS_SURPRISE, R_READIED_NEXT_TURN, R_RECOVER_AP,
+    R_REROLL_EACH, R_STUNT_STEP, R_THREATEN_PHASES,
     S_ATTACKS, S_BLOCKS, S_BUY0, S_DEALT, S_DISARMED, S_DS, S_HAST, S_HITS, S_HP,
     S_LOADED, S_NATT, S_NBLK, S_OPP, S_PREP_ACTION, S_PREP_AP, S_PREP_TARGET, S_PRONE,
     S_REACTION_LEFT, S_READY, S_ROLL0, S_SEIZE, S_SLOW, S_SPOINTS, S_STATUS, S_STUNTED, S_TAKEN, S_THREAT_BY,
     S_THREAT_LEFT,
-    W_AP, W_ARMOURED, W_LOADING, W_REACH, W_SKILL, W_TABLE, W_UNARMED)
+    W_AP, W_ARMOURED, W_REACH, W_SKILL)
 
-BUY_POINTS = 32  # a fixed order buys the same at this many points or more (every cost summed is less)
-BUY_STATES = 16  # target disarmed, target threatened by the attacker, target prone, attacker in Defensive Stance
-CRITS = (1 << A.ST_MINOR) | (1 << A.ST_MAJOR)
 CONTROL = (1 << A.ST_DISARM) | (1 << A.ST_THREATEN) | (1 << A.ST_PRONE)
-
 _M32, _U32 = np.uint64(0xFFFFFFFF), np.uint64(32)
-N_LIVE = 5  # LIVE: per condition-table column, the conditions (bits) a duel can meet that act in it
-N_DUEL_CONDITIONS = 6
-N_MODS = N_LIVE << N_DUEL_CONDITIONS  # MODS: per column, the modifier summed over each set of them
-DUEL_CONDITIONS = [TB.COND[n] for n in ("prone", "hastened", "slowed", "defensive_stance", "threatened",
-                                         "disarmed")]
-
-
-# -- build time ---------------------------------------------------------------------------
-
-def _greedy(K, W, R, COSTS, PRIO, att, tgt, w, points, state) -> int:
-    """katt.buy_stunts' fixed-order purchase as a bit mask, in a duel (no second enemy)."""
-    tgt_disarmed, threatened, prone, in_stance = (state >> k & 1 for k in range(4))
-    applicable = {A.ST_RAPID: bool(W[w, W_LOADING]), A.ST_SKIRMISH: R[R_SKIRMISH_CELLS] > 0,
-                  A.ST_DISARM: not tgt_disarmed and not W[K[tgt, K_HELD_W], W_UNARMED],
-                  A.ST_THREATEN: not threatened, A.ST_PRONE: not prone, A.ST_DUAL: False,
-                  A.ST_SEIZE: bool(R[R_SEIZE_ON]), A.ST_DS: not in_stance}
-    left, mask = points, 0
-    for s in PRIO[att]:
-        cost = COSTS[W[w, W_TABLE], s] if s >= 0 else 0
-        if cost <= 0 or left < cost or mask >> s & 1 or not applicable.get(s, True):
-            continue
-        if s in (A.ST_MINOR, A.ST_MAJOR) and mask & CRITS:
-            continue
-        assert s != A.ST_SKIRMISH  # outside the duel domain: its step walks the grid
-        mask |= 1 << s
-        left -= cost
-    return mask
-
-
-def live_conditions(COND) -> list[int]:
-    """Per column of the condition table (offence .. begins), the bit mask of the
-    conditions a duel can meet that act in it (bit k: DUEL_CONDITIONS[k]): a modifier, or
-    a move / a beginning they forbid."""
-    live = []
-    for col in range(COND.shape[1]):
-        acts = (COND[:, col] != 0) if col < A.C_MOVES else (COND[:, col] == 0)
-        live.append(sum(1 << k for k, c in enumerate(DUEL_CONDITIONS) if acts[c]))
-    return live
-
-
-def condition_sums(COND) -> np.ndarray:
-    """katt.cond_sum as a table: entry col << N_DUEL_CONDITIONS | m is column col's total
-    over the duel conditions set in m (no loop over the bits, whose count is a coin toss)."""
-    sums = np.zeros(N_MODS, dtype=np.int64)
-    for col in range(N_LIVE):
-        for m in range(1 << N_DUEL_CONDITIONS):
-            sums[col << N_DUEL_CONDITIONS | m] = sum(COND[c, col] for k, c in enumerate(DUEL_CONDITIONS) if m >> k & 1)
-    return sums
-
-
-def duel_tables(K, W, R, COND, COSTS, PRIO) -> tuple[bool, np.ndarray]:
-    """(whether the fused duel loop plays this scenario, its table: the fixed-order
-    purchases, then `live_conditions`, then `condition_sums`)."""
-    n_buy = 2 * 2 * (BUY_POINTS + 1) * BUY_STATES
-    buy = np.zeros(n_buy + N_LIVE + N_MODS, dtype=np.int64)
-    buy[n_buy:n_buy + N_LIVE] = live_conditions(COND)
-    buy[n_buy + N_LIVE:] = condition_sums(COND)
-    if K.shape[0] != 2 or R[R_N_SIDES] != 2 or K[0, K_SIDE] == K[1, K_SIDE]:
-        return False, buy
-    if R[R_ANY_LOADING] or R[R_N_SCATTER] or K[:, K_SCRIPTED].any() or (K[:, K_FAMILY] != P.STEADY).any():
-        return False, buy
-    if (K[:, K_RANGED_W] >= 0).any():
-        return False, buy
-    dx, dy = K[0, K_X0] - K[1, K_X0], K[0, K_Y0] - K[1, K_Y0]
-    if (dx != 0 and dy != 0) or (dx == 0 and dy == 0):
-        return False, buy  # the walk up is straight steps only along a row or a column
-    for c in range(2):
-        if not K[c, K_STUNT_EV] and R[R_SKIRMISH_CELLS] > 0 and (PRIO[c] == A.ST_SKIRMISH).any():
-            return False, buy
-        if min(W[K[c, K_MELEE_W], W_REACH], W[K[c, K_UNARMED_W], W_REACH]) < 1:
-            return False, buy
-    assert np.where(COSTS > 0, COSTS, 0).sum(axis=1).max() < BUY_POINTS
-    for c in range(2):
-        for kind, w in enumerate((K[c, K_MELEE_W], K[c, K_UNARMED_W])):
-            for points in range(BUY_POINTS + 1):
-                for state in range(BUY_STATES):
-                    i = ((c * 2 + kind) * (BUY_POINTS + 1) + points) * BUY_STATES + state
-                    buy[i] = _greedy(K, W, R, COSTS, PRIO, c, 1 - c, w, points, state)
-    return True, buy
 
 
 # -- the loop -----------------------------------------------------------------------------
