@@ -234,23 +234,22 @@ def _strike(PK, K, W, R, COND, SBW, S, BOUGHT, BUY, LIVE, recip, seed, g, rnd, a
     S[att, S_HITS] += 1 if hit else 0
     S[att, S_DEALT] += dmg
     S[tgt, S_TAKEN] += dmg
-    S[tgt, S_HP] -= dmg
+    hp = S[tgt, S_HP] - dmg  # kept for the knock-down test: _control's call would make it a reload
+    S[tgt, S_HP] = hp
     S[att, S_SPOINTS] += points
     S[att, S_DS] |= mask >> A.ST_DS & 1  # katt.apply_stunts, unconditionally (no branch on the purchase)
     S[att, S_LOADED] |= mask >> A.ST_RAPID & 1
     S[att, S_SEIZE] |= mask >> A.ST_SEIZE & 1
     if mask & CONTROL:
         _control(PK, att, tgt, w, total, ordinal, mask)
-    if S[tgt, S_HP] <= 0 and S[tgt, S_STATUS] == A.STANDING:  # katt.knock_down, no grapple to end
+    if hp <= 0 and S[tgt, S_STATUS] == A.STANDING:  # katt.knock_down, no grapple to end
         S[tgt, S_STATUS] = A.DEAD if R[R_AT_ZERO_DEAD] != 0 else A.UNCONSCIOUS
         S[tgt, S_DOWN_ROUND] = rnd
 
 
 @inline
-def _plan(K, W, R, COND, NEED, S, POSN, LIVE, a, b, p, dist):
+def _plan(K, W, R, COND, NEED, S, POSN, LIVE, a, b, p, dist, reach, prep, pap):
     """kdecide.plan for the steady family one on one: (action, whether it walks)."""
-    reach = W[A.melee_weapon(K, S, a), W_REACH]
-    prep, pap = S[a, S_PREP_ACTION], S[a, S_PREP_AP]
     desired, walks = P.ATTACK, True
     if K[a, K_RUN] and dist - reach > K[a, K_SPLIT0 + p] + K[a, K_SPLIT0 + (p + 1) % 4] and not (
             prep == P.ATTACK and pap > 0):
@@ -282,22 +281,27 @@ def _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, recip, se
         S[a, S_READY] = A.READY_NONE
     if R[R_NO_ACTIONS_SURPRISE] and K[a, K_SURPRISED] != 0 and rnd == 1:
         return dist
-    desired, walks = _plan(K, W, R, COND, NEED, S, POSN, LIVE, a, b, p, dist)
+    # The turn's own state in locals, not read back from S after each store: every turn
+    # reads what the one before stored, and each reload waits on store forwarding.
+    reach = W[A.melee_weapon(K, S, a), W_REACH]
+    prep, pap = S[a, S_PREP_ACTION], S[a, S_PREP_AP]
+    desired, walks = _plan(K, W, R, COND, NEED, S, POSN, LIVE, a, b, p, dist, reach, prep, pap)
     if desired != P.HOLD:  # kturn.declare
         if desired == P.BLOCK and S[a, S_READY] == A.READY_BLOCK:
             desired = P.HOLD
-        elif desired != S[a, S_PREP_ACTION]:
+        elif desired != prep:
             S[a, S_PREP_ACTION] = desired
             S[a, S_PREP_AP] = 0
             S[a, S_PREP_TARGET] = b if desired == P.ATTACK else -1
             S[a, S_READY] = A.READY_NONE
+            prep, pap = desired, 0
+    struck = False  # by b's Attack of Opportunity, which may have disarmed a
     # Two stages, each of which may end in one blow: the walk (b's Attack of
     # Opportunity), then the action (a's attack). One strike site serves both.
     for stage in range(2):
         att = -1
         if stage == 0:
             allow = K[a, K_SPLIT0 + p] * (2 if desired == P.RUN else 1)
-            reach = W[A.melee_weapon(K, S, a), W_REACH]
             if not walks or allow <= 0 or dist <= reach:
                 continue
             dist = max(dist - allow, reach)
@@ -311,18 +315,18 @@ def _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, recip, se
                         S[b, S_REACTION_LEFT] = 0
                     S[b, S_OPP] += 1
                     att = b
+                    struck = True
         else:  # kturn.act
-            prep = S[a, S_PREP_ACTION]
             if S[a, S_STATUS] != A.STANDING or prep < 0 or desired == P.HOLD:
                 break
-            ap = S[a, S_PREP_AP] + 1
+            ap = pap + 1
             need = NEED[prep]
             if ap < need:
                 S[a, S_PREP_AP] = ap
                 break
             done = True
             if prep == P.ATTACK:
-                if dist <= W[A.melee_weapon(K, S, a), W_REACH]:
+                if dist <= (W[A.melee_weapon(K, S, a), W_REACH] if struck else reach):
                     att = a
                 else:
                     done = False
