@@ -1,8 +1,9 @@
 """One-on-one melee in one fused loop: what kernel.play_chunk plays for a duel, faster.
 
-`duel_tables` decides at build time whether a scenario is a duel this loop plays: two
-combatants on opposite sides, melee weapons only (none Loading), the steady family, no
-scripted rules, a fixed start on one row or column of the grid, no Skirmish stunt step.
+`duel_tables` (kduel_tables.py) decides at build time whether a scenario is a duel this
+loop plays: two combatants on opposite sides, melee weapons only (none Loading), the
+steady family, no scripted rules, a fixed start on one row or column of the grid, no
+Skirmish stunt step.
 kernel.play_chunk hands such a chunk here unless it traces a skirmish, starts from a
 given state or watches for stalls. Every rule option and every other policy parameter
 plays as in the general round (stunt buyers, shields and Shield Block, readied blocks
@@ -16,8 +17,11 @@ calls and no scans over combatants (the only enemy is the other one, always the 
 never a choice to draw noise for); the distance a number, since a walk toward the other
 along their row is the walk's own straight steps (kgrid.walk) and stops in reach, so no
 square is ever blocked; a fixed buying order's purchase a table lookup by points and the
-four states it depends on (`BUY`, built here); the roll-offs drawn only when the turn
-order can read them (equal Reaction).
+four states it depends on (`BUY`), a condition modifier one by the set of conditions
+held; the roll-offs drawn only when the turn order can read them (equal Reaction). What
+follows a coin toss (hit or miss, the points it makes, what they buy, a condition taken)
+is worked out without branches where that is cheap: a mispredicted branch costs more
+than the arithmetic it skips.
 """
 from __future__ import annotations
 
@@ -32,93 +36,26 @@ from sim.rulesets.lifeforce import tables as TB
 from sim.jit import inline, once, rule
 from sim.rulesets.lifeforce.kstart import fresh_creature, new_round_creature
 from sim.rulesets.lifeforce.korder import DRAW, ROLL_OFFS, TWO_POW_MINUS_32, UNFINISHED, goes_before
+from sim.rulesets.lifeforce.kduel_tables import (  # noqa: F401  duel_tables: kplay builds with it
+    BUY_POINTS, BUY_STATES, CRITS, N_DUEL_CONDITIONS, N_LIVE, N_MODS, duel_tables)
 from sim.rulesets.lifeforce.kpack import context, unpack
 from sim.rulesets.lifeforce.layout import (
     K_REACT_AOO, K_REACT_BLOCK, R_AT_ZERO_DEAD, R_REACTION_MODE, S_DOWN_ROUND, W_D_BONUS, W_D_COUNT, W_D_SIDES,
-    K_ANSWER, K_ARMOR, K_DODGE, K_FAMILY, K_GENERATES, K_HAS_SHIELD, K_HELD_W, K_INTIMIDATE,
-    K_MELEE_W, K_OFFENCE, K_ORDER_ATTR, K_RANGED_W, K_REFLEX, K_RUN, K_SCRIPTED, K_SH_BONUS, K_SH_COUNT,
+    K_ANSWER, K_ARMOR, K_DODGE, K_GENERATES, K_HAS_SHIELD, K_HELD_W, K_INTIMIDATE,
+    K_MELEE_W, K_OFFENCE, K_ORDER_ATTR, K_REFLEX, K_RUN, K_SH_BONUS, K_SH_COUNT,
     K_SH_SIDES, K_SIDE, K_SPLIT0, K_STUNT_EV, K_SURPRISED, K_UNARMED_W, K_WILL, K_X0, K_Y0,
     OUTCOME_INDEX,
-    R_ANY_LOADING, R_ATTACK_DIE, R_BLOCK_POSSIBLE, R_CARRY, R_CRIT_BEFORE, R_DS_DEFENCES,
-    R_INITIATOR_D100, R_N_SCATTER, R_N_SIDES, R_NO_ACTIONS_SURPRISE, R_READIED_NEXT_TURN, R_RECOVER_AP,
-    R_REROLL_EACH, R_SEIZE_ON, R_SKIRMISH_CELLS, R_STUNT_STEP, R_THREATEN_PHASES,
+    R_ATTACK_DIE, R_BLOCK_POSSIBLE, R_CARRY, R_CRIT_BEFORE, R_DS_DEFENCES,
+    R_INITIATOR_D100, R_NO_ACTIONS_SURPRISE, R_READIED_NEXT_TURN, R_RECOVER_AP,
+    R_REROLL_EACH, R_STUNT_STEP, R_THREATEN_PHASES,
     S_ATTACKS, S_BLOCKS, S_BUY0, S_DEALT, S_DISARMED, S_DS, S_HAST, S_HITS, S_HP,
     S_LOADED, S_NATT, S_NBLK, S_OPP, S_PREP_ACTION, S_PREP_AP, S_PREP_TARGET, S_PRONE,
     S_REACTION_LEFT, S_READY, S_ROLL0, S_SEIZE, S_SLOW, S_SPOINTS, S_STATUS, S_STUNTED, S_TAKEN, S_THREAT_BY,
     S_THREAT_LEFT,
-    W_AP, W_ARMOURED, W_LOADING, W_REACH, W_SKILL, W_TABLE, W_UNARMED)
+    W_AP, W_ARMOURED, W_REACH, W_SKILL)
 
-BUY_POINTS = 32  # a fixed order buys the same at this many points or more (every cost summed is less)
-BUY_STATES = 16  # target disarmed, target threatened by the attacker, target prone, attacker in Defensive Stance
-CRITS = (1 << A.ST_MINOR) | (1 << A.ST_MAJOR)
 CONTROL = (1 << A.ST_DISARM) | (1 << A.ST_THREATEN) | (1 << A.ST_PRONE)
-
 _M32, _U32 = np.uint64(0xFFFFFFFF), np.uint64(32)
-N_LIVE = 5  # LIVE: per condition-table column, the conditions (bits) a duel can meet that act in it
-DUEL_CONDITIONS = [TB.COND[n] for n in ("prone", "hastened", "slowed", "defensive_stance", "threatened",
-                                         "disarmed")]
-
-
-# -- build time ---------------------------------------------------------------------------
-
-def _greedy(K, W, R, COSTS, PRIO, att, tgt, w, points, state) -> int:
-    """katt.buy_stunts' fixed-order purchase as a bit mask, in a duel (no second enemy)."""
-    tgt_disarmed, threatened, prone, in_stance = (state >> k & 1 for k in range(4))
-    applicable = {A.ST_RAPID: bool(W[w, W_LOADING]), A.ST_SKIRMISH: R[R_SKIRMISH_CELLS] > 0,
-                  A.ST_DISARM: not tgt_disarmed and not W[K[tgt, K_HELD_W], W_UNARMED],
-                  A.ST_THREATEN: not threatened, A.ST_PRONE: not prone, A.ST_DUAL: False,
-                  A.ST_SEIZE: bool(R[R_SEIZE_ON]), A.ST_DS: not in_stance}
-    left, mask = points, 0
-    for s in PRIO[att]:
-        cost = COSTS[W[w, W_TABLE], s] if s >= 0 else 0
-        if cost <= 0 or left < cost or mask >> s & 1 or not applicable.get(s, True):
-            continue
-        if s in (A.ST_MINOR, A.ST_MAJOR) and mask & CRITS:
-            continue
-        assert s != A.ST_SKIRMISH  # outside the duel domain: its step walks the grid
-        mask |= 1 << s
-        left -= cost
-    return mask
-
-
-def live_conditions(COND) -> list[int]:
-    """Per column of the condition table (offence .. begins), the bit mask of the
-    conditions a duel can meet that act in it: a modifier, or a move / a beginning they forbid."""
-    live = []
-    for col in range(COND.shape[1]):
-        acts = (COND[:, col] != 0) if col < A.C_MOVES else (COND[:, col] == 0)
-        live.append(sum(1 << k for k in DUEL_CONDITIONS if acts[k]))
-    return live
-
-
-def duel_tables(K, W, R, COND, COSTS, PRIO) -> tuple[bool, np.ndarray]:
-    """(whether the fused duel loop plays this scenario, its table: the fixed-order
-    purchases, then `live_conditions`)."""
-    n_buy = 2 * 2 * (BUY_POINTS + 1) * BUY_STATES
-    buy = np.zeros(n_buy + N_LIVE, dtype=np.int64)
-    buy[n_buy:] = live_conditions(COND)
-    if K.shape[0] != 2 or R[R_N_SIDES] != 2 or K[0, K_SIDE] == K[1, K_SIDE]:
-        return False, buy
-    if R[R_ANY_LOADING] or R[R_N_SCATTER] or K[:, K_SCRIPTED].any() or (K[:, K_FAMILY] != P.STEADY).any():
-        return False, buy
-    if (K[:, K_RANGED_W] >= 0).any():
-        return False, buy
-    dx, dy = K[0, K_X0] - K[1, K_X0], K[0, K_Y0] - K[1, K_Y0]
-    if (dx != 0 and dy != 0) or (dx == 0 and dy == 0):
-        return False, buy  # the walk up is straight steps only along a row or a column
-    for c in range(2):
-        if not K[c, K_STUNT_EV] and R[R_SKIRMISH_CELLS] > 0 and (PRIO[c] == A.ST_SKIRMISH).any():
-            return False, buy
-        if min(W[K[c, K_MELEE_W], W_REACH], W[K[c, K_UNARMED_W], W_REACH]) < 1:
-            return False, buy
-    assert np.where(COSTS > 0, COSTS, 0).sum(axis=1).max() < BUY_POINTS
-    for c in range(2):
-        for kind, w in enumerate((K[c, K_MELEE_W], K[c, K_UNARMED_W])):
-            for points in range(BUY_POINTS + 1):
-                for state in range(BUY_STATES):
-                    i = ((c * 2 + kind) * (BUY_POINTS + 1) + points) * BUY_STATES + state
-                    buy[i] = _greedy(K, W, R, COSTS, PRIO, c, 1 - c, w, points, state)
-    return True, buy
 
 
 # -- the loop -----------------------------------------------------------------------------
@@ -203,28 +140,20 @@ def _control(PK, att, tgt, w, total, ordinal, mask):
 
 @inline
 def _conditions(S, c, live):
-    """katt.cond_mask, only the bits in `live` (the conditions a duel can meet that do
-    something in the column asked about: kduel.duel_tables' LIVE)."""
-    m = 0
-    if live & 1 and S[c, S_PRONE] != 0:
-        m |= 1
-    if live & 2 and S[c, S_HAST] > 0:
-        m |= 2
-    if live & 4 and S[c, S_SLOW] > 0:
-        m |= 4
-    if live & 8 and S[c, S_DS] != 0:
-        m |= 8
-    if live & 128 and S[c, S_THREAT_BY] >= 0:
-        m |= 128
-    if live & 256 and S[c, S_DISARMED] != 0:
-        m |= 256
-    return m
+    """katt.cond_mask over DUEL_CONDITIONS (bit k for DUEL_CONDITIONS[k]), only the bits
+    in `live` (the conditions that do something in the column asked about: LIVE). Six
+    tests ORed, not six branches: in a fight of Knock Prone and Threaten whether a
+    condition holds is no pattern a branch predictor learns."""
+    m = ((1 if S[c, S_PRONE] != 0 else 0) | (2 if S[c, S_HAST] > 0 else 0) | (4 if S[c, S_SLOW] > 0 else 0)
+         | (8 if S[c, S_DS] != 0 else 0) | (16 if S[c, S_THREAT_BY] >= 0 else 0)
+         | (32 if S[c, S_DISARMED] != 0 else 0))
+    return m & live
 
 
 @inline
-def _mods(S, COND, c, col, live):
+def _mods(S, MODS, c, col, live):
     """katt.cond_sum."""
-    return A.mask_sum(COND, _conditions(S, c, live), col)
+    return MODS[col << N_DUEL_CONDITIONS | _conditions(S, c, live)]
 
 
 @inline
@@ -240,14 +169,28 @@ def _may_react(K, R, S, who, block, live_begins):
     return readied and free, reaction and free
 
 
+RECIP_LIMIT = 1 << 16
+
+
+@inline
+def _step_points(margin, step, recip):
+    """margin // step by a multiply with recip = ceil(2**32 / step) (a 64-bit division
+    waits some 15 cycles on the attack total): exact while margin and step are below
+    2**16, since the rounding up in recip (below step) times margin stays below 2**32."""
+    if margin < RECIP_LIMIT and recip:
+        return np.int64((np.uint64(margin) * np.uint64(recip)) >> _U32)
+    return margin // step
+
+
 @once
-def _strike(PK, K, W, R, COND, SBW, S, BOUGHT, BUY, LIVE, seed, g, rnd, att, tgt):
+def _strike(PK, K, W, R, COND, SBW, S, BOUGHT, BUY, LIVE, recip, seed, g, rnd, att, tgt):
     """katt._blow's one blow in a duel (no Dual Strike: there is no second enemy)."""
+    MODS = LIVE[N_LIVE:]
     kind = 1 if S[att, S_DISARMED] else 0
     w = K[att, K_UNARMED_W] if kind else K[att, K_MELEE_W]
     skill = min(K[tgt, K_DODGE], 0) if K[tgt, K_SURPRISED] != 0 and rnd == 1 else K[tgt, K_DODGE]
-    defence = TB.DEFENCE_BASE + skill + _mods(S, COND, tgt, A.C_MELEE, LIVE[A.C_MELEE])
-    offence = W[w, W_SKILL] + K[att, K_OFFENCE] + _mods(S, COND, att, A.C_OFFENCE, LIVE[A.C_OFFENCE])
+    defence = TB.DEFENCE_BASE + skill + _mods(S, MODS, tgt, A.C_MELEE, LIVE[A.C_MELEE])
+    offence = W[w, W_SKILL] + K[att, K_OFFENCE] + _mods(S, MODS, att, A.C_OFFENCE, LIVE[A.C_OFFENCE])
     ordinal = S[att, S_NATT]
     S[att, S_NATT] = ordinal + 1
     words = keyed.block(seed, g, rnd, A.SITE_ATTACK, att, ordinal)
@@ -255,20 +198,17 @@ def _strike(PK, K, W, R, COND, SBW, S, BOUGHT, BUY, LIVE, seed, g, rnd, att, tgt
     hit = total > defence
     # Hit or miss is a coin toss the branch predictor cannot learn: the damage is worked
     # out either way (its dice are in the attack's block already) and kept on a hit.
-    points = max(total - defence, 0) // R[R_STUNT_STEP] if K[att, K_GENERATES] and S[att, S_STUNTED] == 0 else 0
-    if points > 0 and K[att, K_STUNT_EV]:
+    points = _step_points(max(total - defence, 0), R[R_STUNT_STEP], recip) if K[att, K_GENERATES] and \
+        S[att, S_STUNTED] == 0 else 0
+    if K[att, K_STUNT_EV] and points > 0:
         mask = _buy_expected(PK, BOUGHT, att, tgt, w, points, total)
     else:
         state = ((1 if S[tgt, S_DISARMED] else 0) | (2 if S[tgt, S_THREAT_BY] == att else 0)
                  | (4 if S[tgt, S_PRONE] else 0) | (8 if S[att, S_DS] else 0))
         mask = BUY[((att * 2 + kind) * (BUY_POINTS + 1) + min(points, BUY_POINTS)) * BUY_STATES + state]
     S[att, S_STUNTED] |= 1 if points > 0 else 0
-    if mask:
-        m, s = mask, S_BUY0
-        while m:
-            S[att, s] += m & 1
-            m >>= 1
-            s += 1
+    for s in range(A.N_STUNTS):  # every bit, no loop to the last set one: its length is a coin toss too
+        S[att, S_BUY0 + s] += mask >> s & 1
     S[att, S_ATTACKS] += 1
     rolled = max(_damage_dice(W, w, words, seed, g, rnd, att, ordinal, hit), 0) + SBW[att, w]
     armour = max(K[tgt, K_ARMOR] - W[w, W_AP], 0) if W[w, W_ARMOURED] else 0
@@ -294,24 +234,22 @@ def _strike(PK, K, W, R, COND, SBW, S, BOUGHT, BUY, LIVE, seed, g, rnd, att, tgt
     S[att, S_HITS] += 1 if hit else 0
     S[att, S_DEALT] += dmg
     S[tgt, S_TAKEN] += dmg
-    S[tgt, S_HP] -= dmg
+    hp = S[tgt, S_HP] - dmg  # kept for the knock-down test: _control's call would make it a reload
+    S[tgt, S_HP] = hp
     S[att, S_SPOINTS] += points
-    if mask & ~CRITS:  # katt.apply_stunts
-        S[att, S_DS] |= mask >> A.ST_DS & 1
-        S[att, S_LOADED] |= mask >> A.ST_RAPID & 1
-        S[att, S_SEIZE] |= mask >> A.ST_SEIZE & 1
-        if mask & CONTROL:
-            _control(PK, att, tgt, w, total, ordinal, mask)
-    if S[tgt, S_HP] <= 0 and S[tgt, S_STATUS] == A.STANDING:  # katt.knock_down, no grapple to end
+    S[att, S_DS] |= mask >> A.ST_DS & 1  # katt.apply_stunts, unconditionally (no branch on the purchase)
+    S[att, S_LOADED] |= mask >> A.ST_RAPID & 1
+    S[att, S_SEIZE] |= mask >> A.ST_SEIZE & 1
+    if mask & CONTROL:
+        _control(PK, att, tgt, w, total, ordinal, mask)
+    if hp <= 0 and S[tgt, S_STATUS] == A.STANDING:  # katt.knock_down, no grapple to end
         S[tgt, S_STATUS] = A.DEAD if R[R_AT_ZERO_DEAD] != 0 else A.UNCONSCIOUS
         S[tgt, S_DOWN_ROUND] = rnd
 
 
 @inline
-def _plan(K, W, R, COND, NEED, S, POSN, LIVE, a, b, p, dist):
+def _plan(K, W, R, COND, NEED, S, POSN, LIVE, a, b, p, dist, reach, prep, pap):
     """kdecide.plan for the steady family one on one: (action, whether it walks)."""
-    reach = W[A.melee_weapon(K, S, a), W_REACH]
-    prep, pap = S[a, S_PREP_ACTION], S[a, S_PREP_AP]
     desired, walks = P.ATTACK, True
     if K[a, K_RUN] and dist - reach > K[a, K_SPLIT0 + p] + K[a, K_SPLIT0 + (p + 1) % 4] and not (
             prep == P.ATTACK and pap > 0):
@@ -335,7 +273,7 @@ def _plan(K, W, R, COND, NEED, S, POSN, LIVE, a, b, p, dist):
 
 
 @once
-def _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, seed, g, a, p, rnd, dist):
+def _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, recip, seed, g, a, p, rnd, dist):
     """kturn.take_turn for a against the other; returns the distance after it."""
     b = 1 - a
     S[a, S_DS] = 0
@@ -343,22 +281,27 @@ def _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, seed, g, 
         S[a, S_READY] = A.READY_NONE
     if R[R_NO_ACTIONS_SURPRISE] and K[a, K_SURPRISED] != 0 and rnd == 1:
         return dist
-    desired, walks = _plan(K, W, R, COND, NEED, S, POSN, LIVE, a, b, p, dist)
+    # The turn's own state in locals, not read back from S after each store: every turn
+    # reads what the one before stored, and each reload waits on store forwarding.
+    reach = W[A.melee_weapon(K, S, a), W_REACH]
+    prep, pap = S[a, S_PREP_ACTION], S[a, S_PREP_AP]
+    desired, walks = _plan(K, W, R, COND, NEED, S, POSN, LIVE, a, b, p, dist, reach, prep, pap)
     if desired != P.HOLD:  # kturn.declare
         if desired == P.BLOCK and S[a, S_READY] == A.READY_BLOCK:
             desired = P.HOLD
-        elif desired != S[a, S_PREP_ACTION]:
+        elif desired != prep:
             S[a, S_PREP_ACTION] = desired
             S[a, S_PREP_AP] = 0
             S[a, S_PREP_TARGET] = b if desired == P.ATTACK else -1
             S[a, S_READY] = A.READY_NONE
+            prep, pap = desired, 0
+    struck = False  # by b's Attack of Opportunity, which may have disarmed a
     # Two stages, each of which may end in one blow: the walk (b's Attack of
     # Opportunity), then the action (a's attack). One strike site serves both.
     for stage in range(2):
         att = -1
         if stage == 0:
             allow = K[a, K_SPLIT0 + p] * (2 if desired == P.RUN else 1)
-            reach = W[A.melee_weapon(K, S, a), W_REACH]
             if not walks or allow <= 0 or dist <= reach:
                 continue
             dist = max(dist - allow, reach)
@@ -372,18 +315,18 @@ def _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, seed, g, 
                         S[b, S_REACTION_LEFT] = 0
                     S[b, S_OPP] += 1
                     att = b
+                    struck = True
         else:  # kturn.act
-            prep = S[a, S_PREP_ACTION]
             if S[a, S_STATUS] != A.STANDING or prep < 0 or desired == P.HOLD:
                 break
-            ap = S[a, S_PREP_AP] + 1
+            ap = pap + 1
             need = NEED[prep]
             if ap < need:
                 S[a, S_PREP_AP] = ap
                 break
             done = True
             if prep == P.ATTACK:
-                if dist <= W[A.melee_weapon(K, S, a), W_REACH]:
+                if dist <= (W[A.melee_weapon(K, S, a), W_REACH] if struck else reach):
                     att = a
                 else:
                     done = False
@@ -398,7 +341,7 @@ def _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, seed, g, 
             else:
                 S[a, S_PREP_AP] = need
         if att >= 0:
-            _strike(PK, K, W, R, COND, SBW, S, BOUGHT, BUY, LIVE, seed, g, rnd, att, a + b - att)
+            _strike(PK, K, W, R, COND, SBW, S, BOUGHT, BUY, LIVE, recip, seed, g, rnd, att, a + b - att)
     return dist
 
 
@@ -428,10 +371,10 @@ def _new_round(S):
 @inline
 def _count_down_threats(S):
     for c in range(2):
-        if S[c, S_THREAT_LEFT] > 0:
-            S[c, S_THREAT_LEFT] -= 1
-        if S[c, S_THREAT_LEFT] <= 0:
-            S[c, S_THREAT_BY] = -1
+        left = S[c, S_THREAT_LEFT]
+        left -= 1 if left > 0 else 0
+        S[c, S_THREAT_LEFT] = left
+        S[c, S_THREAT_BY] = S[c, S_THREAT_BY] if left > 0 else -1
 
 
 @inline
@@ -449,9 +392,11 @@ def play_duel_chunk(PK, BUY, first, max_rounds, OUT, WIN, ROUNDS):
     G, seed = context(PK)[:2]
     K, W, R, COND, SBW, NEED = T[0], T[1], T[2], T[3], T[4], T[17]
     S, D, BOUGHT, RU, POSN = X[0], X[1], X[3], X[4], X[13]
-    LIVE = BUY[BUY.shape[0] - 5:]
+    LIVE = BUY[BUY.shape[0] - N_LIVE - N_MODS:]  # then MODS
     dist0 = abs(K[0, K_X0] - K[1, K_X0]) + abs(K[0, K_Y0] - K[1, K_Y0])
     ties = K[0, K_ORDER_ATTR] == K[1, K_ORDER_ATTR]  # otherwise the roll-offs are never read
+    step = R[R_STUNT_STEP]
+    recip = ((1 << 32) + step - 1) // step if 0 < step < RECIP_LIMIT else 0
     G[3] = 0
     for i in range(WIN.shape[0]):
         g = first + i
@@ -483,10 +428,10 @@ def play_duel_chunk(PK, BUY, first, max_rounds, OUT, WIN, ROUNDS):
                     # (duel 4.5% faster for 16 CPU-s more cold compile, 159.5 -> 175.4; a strike site per
                     # attacker too: no faster, 22 more).
                     if a == 0:
-                        dist = _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, seed, g, 0, p,
+                        dist = _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, recip, seed, g, 0, p,
                                      rnd, dist)
                     else:
-                        dist = _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, seed, g, 1, p,
+                        dist = _turn(PK, K, W, R, COND, SBW, NEED, S, D, POSN, BOUGHT, BUY, LIVE, recip, seed, g, 1, p,
                                      rnd, dist)
                     result = _outcome(K, S)
                     if result != UNFINISHED:
