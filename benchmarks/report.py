@@ -126,9 +126,12 @@ def render(results: list[Measured], floor_ns: dict, load_at_start) -> str:
                          f"{'met' if full else 'not met'} with full outcome tables ({m.rate_2:,.0f}/s), "
                          f"{'met' if summary else 'not met'} summary only ({m.rate_summary_2:,.0f}/s).")
     for m in results:
-        ok = m.rate_2 / m.rate_plain >= AIM_TIMES_PLAIN
-        lines.append(f"- {AIM_TIMES_PLAIN} times the plain loop, {m.bench.ruleset}: {'met' if ok else 'not met'} "
-                     f"({m.rate_1 / m.rate_plain:.1f}x with 1 worker, {m.rate_2 / m.rate_plain:.1f}x with 2).")
+        # Judged per CPU-second of one worker, as the issues state it: two workers against one
+        # plain process would count the second core as speed.
+        ok = m.cpu_ratio >= AIM_TIMES_PLAIN
+        lines.append(f"- {AIM_TIMES_PLAIN} times the plain loop per CPU-second, {m.bench.ruleset}: "
+                     f"{'met' if ok else 'not met'} ({m.cpu_ratio:.1f}x; wall clock {m.rate_1 / m.rate_plain:.1f}x "
+                     f"with 1 worker, {m.rate_2 / m.rate_plain:.1f}x with 2).")
     lines.append("- Near-linear speed-up from 1 to 2 workers: "
                  + ", ".join(f"{m.bench.ruleset} {m.rate_2 / m.rate_1:.2f}x" for m in results) + ".")
 
