@@ -275,3 +275,16 @@ def test_cli_ctrl_c_exits_130_with_the_resume_command(small_chunks, tmp_path, mo
     assert r.exit_code == 130
     assert f"skirmish run {YETI} --seed 5 -n 1500 --max-rounds 100 --run-dir {tmp_path / 'r'} --resume" in r.stderr
     assert rundir.RunFolder(tmp_path / "r").finished() == {0}
+
+
+def test_column_sums_and_maxima_equal_numpys_axis_reductions_for_every_outcome_dtype():
+    from sim.aggregate import _column_maxima, _column_sums
+    rng = np.random.default_rng(3)
+    for dtype in (np.int8, np.int32, np.int64, bool):
+        a = rng.integers(-100 if dtype is not bool else 0, 100 if dtype is not bool else 2, size=(777, 5)).astype(dtype)
+        np.testing.assert_array_equal(_column_sums(a), a.sum(axis=0, dtype=np.int64))
+        np.testing.assert_array_equal(_column_maxima(a), a.max(axis=0).astype(np.int64))
+        assert _column_sums(a).dtype == _column_maxima(a).dtype == np.int64
+    empty = np.zeros((0, 3), dtype=np.int32)
+    np.testing.assert_array_equal(_column_sums(empty), [0, 0, 0])
+    np.testing.assert_array_equal(_column_maxima(empty), [0, 0, 0])
