@@ -14,9 +14,7 @@ docs/performance.md as the section "The Lens: compiled kernel".
 from __future__ import annotations
 
 import argparse
-import os
 import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -26,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import sim  # noqa: E402
 from benchmarks import bench_gm, plain_loop_lens  # noqa: E402
 from benchmarks.doc_section import replace_section  # noqa: E402
+from benchmarks.floor import philox_per_skirmish  # noqa: E402
 from benchmarks.gm_figures import ROOT, commit  # noqa: E402
 from sim.engine import run_chunk  # noqa: E402
 from sim.rulesets.lens import play as KP  # noqa: E402
@@ -61,34 +60,6 @@ def plain_speed(n: int) -> float:
     path = ROOT / "scenarios" / "lens" / f"{HEADLINE}.yaml"
     plain_loop_lens.play(path, 200, seed=1)
     return n / _cpu(lambda: plain_loop_lens.play(path, n, seed=2026))
-
-
-PHILOX_SCRIPT = """
-import sys
-sys.path.insert(0, {root!r})
-from sim import keyed
-from sim.rulesets.lens import play as KP
-from sim.scenario import load_scenario
-calls = [0]
-core = keyed.philox4x32
-def counted(*a):
-    calls[0] += 1
-    return core(*a)
-keyed.philox4x32 = counted
-scen = load_scenario({path!r})
-KP.play(scen.ruleset.build(scen), 1, 0, {n}, scen.run["max_rounds"])
-print(calls[0] / {n})
-"""
-
-
-def philox_per_skirmish(n: int = 300) -> float:
-    """Philox evaluations a headline skirmish draws: the rules run uncompiled (the same
-    source), with the generator's core counted."""
-    path = str(ROOT / "scenarios" / "lens" / f"{HEADLINE}.yaml")
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    out = subprocess.run([sys.executable, "-c", PHILOX_SCRIPT.format(root=str(ROOT), path=path, n=n)], cwd=ROOT,
-                         env=env, capture_output=True, text=True, check=True)
-    return float(out.stdout.strip().splitlines()[-1])
 
 
 def write_section(section: str, out: Path = bench_gm.OUT) -> None:
@@ -134,7 +105,9 @@ def main(argv=None) -> None:
               file=sys.stderr, flush=True)
     if args.only and args.only != HEADLINE:
         return
-    section = render(rows, plain_speed(args.plain_n), philox_per_skirmish(), args.compile_seconds)
+    headline = ROOT / "scenarios" / "lens" / f"{HEADLINE}.yaml"
+    section = render(rows, plain_speed(args.plain_n), philox_per_skirmish(headline, seed=1),
+                     args.compile_seconds)
     print(section)
     if args.write:
         write_section(section)

@@ -4,8 +4,8 @@ import numpy as np
 from benchmarks.bench import agreement
 from benchmarks.floor import run_counted
 
-# Three blocks, a die (one evaluation, no rejection at 6 sides in practice: checked below),
-# and five actors' blocks side by side: nine evaluations, and the numbers are the compiled ones.
+# Three blocks, a die (one evaluation: its word is not rejected for these keys) and five
+# actors' blocks side by side: nine evaluations, and the numbers are the compiled ones.
 TALLY = """
 import numpy as np
 words = np.empty((4, 5), dtype=np.int64)
