@@ -176,3 +176,22 @@ def test_three_combatants_take_the_general_round():
     side = next(iter(raw["sides"].values()))
     side["combatants"].append({**side["combatants"][0], "name": "Second red"})
     assert not _setup(raw).duel
+
+
+def test_stunt_points_by_a_multiply_equal_the_division_for_every_margin_below_its_limit():
+    """The strike divides its margin by the stunt step with a multiply (kduel._step_points);
+    the shipped steps only reach small margins, so every margin is checked here."""
+    from numba import njit
+
+    from sim.rulesets.lifeforce import kduel
+
+    @njit
+    def mismatches(step):
+        recip = ((1 << 32) + step - 1) // step if 0 < step < kduel.RECIP_LIMIT else 0
+        bad = 0
+        for margin in range(kduel.RECIP_LIMIT + 5):  # past the limit the division itself is used
+            bad += kduel._step_points(margin, step, recip) != margin // step
+        return bad
+
+    for step in (1, 2, 3, 5, 7, 10, 13, 20, 97, 1000, 4099, 65535, 65536, 100_000):
+        assert mismatches(step) == 0, step
