@@ -187,6 +187,19 @@ def test_regenerate_writes_reports_mirroring_scenarios(tmp_path):
     check_page(written[0], RUN_FIGURES, RUN_SECTIONS)
 
 
+@pytest.mark.parametrize("scenario", ["gods_and_monsters/spellcaster_duel", "lens/caster_duel", "lifeforce/duel"])
+def test_a_shipped_report_is_what_regenerate_writes_today(scenario, tmp_path):
+    """The shipped pages went stale once (they lacked the sections issue 15 added to every
+    report): a change to what a report holds must come with `python -m sim.report.regenerate`.
+    One cheap scenario per ruleset, byte for byte (a run and its figures are reproducible)."""
+    from sim.report.regenerate import regenerate
+    written = regenerate([f"scenarios/{scenario}.yaml"], reports_root=tmp_path, quiet=True)
+    fresh, shipped = written[0], Path("reports") / scenario
+    for name in ["index.html"] + sorted(p.name for p in shipped.glob("*.png")):
+        assert (fresh.parent / name).read_bytes() == (shipped / name).read_bytes(), \
+            f"reports/{scenario}/{name} is out of date: run python -m sim.report.regenerate"
+
+
 def test_shipped_reports_exist_for_every_scenario():
     for f in Path("scenarios").rglob("*.yaml"):
         rel = f.relative_to("scenarios").with_suffix("")

@@ -20,6 +20,16 @@ STRONGEST_PLAY = ("gods_and_monsters/goblin_ambush", "gods_and_monsters/yeti", "
                   "lifeforce/grappler_vs_duellist")
 
 
+def shown_path(scenario: Path) -> str:
+    """The scenario's path as a page shows it: from the project folder when it lies inside,
+    so a page regenerated on another machine (or with no arguments, which finds the files
+    by absolute path) reads the same."""
+    try:
+        return Path(scenario).resolve().relative_to(ROOT).as_posix()
+    except ValueError:
+        return str(scenario)
+
+
 def report_dir_for(scenario: Path, scenarios_root: Path, reports_root: Path) -> Path:
     """scenarios/gods_and_monsters/yeti.yaml -> reports/gods_and_monsters/yeti/"""
     try:
@@ -43,6 +53,7 @@ def regenerate(scenarios=None, n: int | None = None, jobs: int = 1, reports_root
         scen = load_scenario(f)
         with progress_bar(int(n or scen.run["skirmishes"]), desc=f.stem, quiet=quiet) as update:
             result = run(scen, n=n, jobs=jobs, progress=update)
+        result.meta["scenario_file"] = shown_path(f)
         written.append(report_run(result, report_dir_for(f, scenarios_root, reports_root)))
     return written
 
