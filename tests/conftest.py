@@ -5,6 +5,10 @@ takes from under a minute to a few minutes of CPU; compiled lazily, one test at 
 they would run one after the other. Compiled here in parallel subprocesses, into the
 shared cache (sim/compiled.py), they cost the longest of them, and every test after
 finds them there. On a warm machine this finds every kernel cached and costs nothing.
+
+The tests then run on several processes (pytest-xdist, `-n` in pyproject.toml's addopts), so
+the compiling is done once, in pytest's controlling process before it starts them: a
+session fixture would run in each of them and compile every kernel twice.
 """
 from __future__ import annotations
 
@@ -30,10 +34,12 @@ CODE = ("import sys, sim, sim.runner\n"
         "    sim.run(scen, n=50)  # the batch path too, which a warm-up of one skirmish may not reach\n")
 
 
-@pytest.fixture(scope="session", autouse=True)
-def compiled_kernels():
+def pytest_configure(config):
+    if hasattr(config, "workerinput") or config.option.collectonly:
+        return  # an xdist worker: the controlling process has compiled them
     cache = Path(os.environ["NUMBA_CACHE_DIR"])
     cold = [name for name in WARM_UP if not (cache / f"{name}.compiled").exists()]
     procs = [subprocess.Popen([sys.executable, "-c", CODE, *WARM_UP[name]]) for name in cold]
     failed = [name for name, p in zip(cold, procs) if p.wait() != 0]
-    assert not failed, f"compiling the kernels of {failed} failed (see the output above)"
+    if failed:
+        pytest.exit(f"compiling the kernels of {failed} failed (see the output above)", returncode=1)
