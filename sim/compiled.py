@@ -98,13 +98,18 @@ def _marker(name: str) -> Path:
     return Path(os.environ["NUMBA_CACHE_DIR"]) / f"{name}.compiled"
 
 
+def about(seconds: float) -> str:
+    """How long a compile will take, as a person waiting would say it."""
+    return f"about {seconds:.0f} s" if seconds < 90 else f"about {seconds / 60:.0f} minutes"
+
+
 def warm(name: str, title: str, estimate_s: float, compile_now, quiet: bool = False) -> None:
     """Compile (or load) a ruleset's kernel in this process, saying so once on stderr
     the first time it is really compiled on this machine for these sources."""
     marker = _marker(name)
     fresh = not marker.exists()
     if fresh and not quiet:
-        print(f"compiling the {title} rules, once: about {estimate_s:.0f} s", file=sys.stderr, flush=True)
+        print(f"compiling the {title} rules, once: {about(estimate_s)}", file=sys.stderr, flush=True)
     started = time.perf_counter()
     compile_now()
     if fresh:

@@ -36,8 +36,7 @@ from sim.rulesets.lifeforce import tables as TB
 from sim.jit import inline, once, rule
 from sim.rulesets.lifeforce.kstart import fresh_creature, new_round_creature
 from sim.rulesets.lifeforce.korder import DRAW, ROLL_OFFS, TWO_POW_MINUS_32, UNFINISHED, goes_before
-from sim.rulesets.lifeforce.kduel_tables import (  # noqa: F401  duel_tables: kplay builds with it
-    BUY_POINTS, BUY_STATES, CRITS, N_DUEL_CONDITIONS, N_LIVE, N_MODS, duel_tables)
+from sim.rulesets.lifeforce.kduel_tables import BUY_POINTS, BUY_STATES, N_DUEL_CONDITIONS, N_LIVE, N_MODS
 from sim.rulesets.lifeforce.kpack import context, unpack
 from sim.rulesets.lifeforce.layout import (
     K_REACT_AOO, K_REACT_BLOCK, R_AT_ZERO_DEAD, R_REACTION_MODE, S_DOWN_ROUND, W_D_BONUS, W_D_COUNT, W_D_SIDES,

@@ -211,7 +211,7 @@ def fingerprint(S):
 def play_chunk(P, first, max_rounds, traced, START, has_start, OUT, WIN, ROUNDS, STALLED, duel, DUEL_BUY):
     """Skirmishes first .. first + len(WIN) - 1, each to its end or max_rounds. OUT is
     (column, skirmish, combatant) so that each outcome column is one contiguous block;
-    P holds the tables, scratch and run context (kpack). A duel (kduel.duel_tables)
+    P holds the tables, scratch and run context (kpack). A duel (kduel_tables.duel_tables)
     plays in the fused duel loop unless a skirmish is traced, a start is given or
     stalls are watched for: the same fights."""
     T, X = unpack(P)
