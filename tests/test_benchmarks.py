@@ -40,3 +40,15 @@ def test_agreement_z_is_zero_for_equal_rates_and_large_for_different_ones():
     # 0.5 against 0.4 over 10,000 each: se = sqrt(0.45 * 0.55 * 2e-4) = 0.007036
     assert abs(apart["a wins (rate)"] - 0.1 / np.sqrt(0.45 * 0.55 * 2e-4)) < 1e-9
     assert abs(apart["mean rounds"] - (-0.1 / np.sqrt(2e-4))) < 1e-9
+
+
+def test_a_sections_write_replaces_the_measured_part_and_keeps_the_hand_written_notes(tmp_path):
+    from benchmarks.doc_section import KEEP, replace_section
+    page = tmp_path / "performance.md"
+    page.write_text(f"# Speed\n\n## A\n\nold figures\n\n{KEEP}\n\nwhy it moved\n\n## B\n\nother\n")
+    replace_section("## A\n\nnew figures\n", page)
+    assert page.read_text() == f"# Speed\n\n## A\n\nnew figures\n\n{KEEP}\n\nwhy it moved\n\n## B\n\nother\n"
+    replace_section("## B\n\nreplaced\n", page)  # no KEEP line: the whole section goes
+    assert page.read_text().endswith("## B\n\nreplaced\n")
+    replace_section("## C\n\nappended\n", page)
+    assert page.read_text().endswith("replaced\n\n## C\n\nappended\n")
