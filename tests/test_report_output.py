@@ -191,13 +191,15 @@ def test_regenerate_writes_reports_mirroring_scenarios(tmp_path):
 def test_a_shipped_report_is_what_regenerate_writes_today(scenario, tmp_path):
     """The shipped pages went stale once (they lacked the sections issue 15 added to every
     report): a change to what a report holds must come with `python -m sim.report.regenerate`.
-    One cheap scenario per ruleset, byte for byte (a run and its figures are reproducible)."""
+    One cheap scenario per ruleset, the page's text exactly (its figures left out: their
+    pixels belong to the installed matplotlib, not to the report)."""
     from sim.report.regenerate import regenerate
     written = regenerate([f"scenarios/{scenario}.yaml"], reports_root=tmp_path, quiet=True)
-    fresh, shipped = written[0], Path("reports") / scenario
-    for name in ["index.html"] + sorted(p.name for p in shipped.glob("*.png")):
-        assert (fresh.parent / name).read_bytes() == (shipped / name).read_bytes(), \
-            f"reports/{scenario}/{name} is out of date: run python -m sim.report.regenerate"
+
+    def text(page: Path) -> str:
+        return re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "data:image/png;base64,...", page.read_text())
+    assert text(written[0]) == text(Path("reports") / scenario / "index.html"), \
+        f"reports/{scenario}/index.html is out of date: run python -m sim.report.regenerate"
 
 
 def test_shipped_reports_exist_for_every_scenario():
