@@ -36,7 +36,7 @@ CODE = ("import sys, sim, sim.runner\n"
 
 def pytest_configure(config):
     if hasattr(config, "workerinput") or config.option.collectonly:
-        return  # an xdist worker: the controlling process has compiled them
+        return  # an xdist worker (the controlling process compiles them), or nothing will run
     cache = Path(os.environ["NUMBA_CACHE_DIR"])
     cold = [name for name in WARM_UP if not (cache / f"{name}.compiled").exists()]
     procs = [subprocess.Popen([sys.executable, "-c", CODE, *WARM_UP[name]]) for name in cold]
