@@ -10,11 +10,6 @@ try:
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0.1.0+src"
 
-# Before anything defines a compiled kernel (see sim/compiled.py).
-from sim.compiled import configure_cache as _configure_cache  # noqa: E402
-
-_configure_cache(__version__)
-
 from sim.errors import ScenarioError  # noqa: E402
 from sim.scenario import load_scenario, Scenario  # noqa: E402
 from sim.runner import run, RunResult  # noqa: E402

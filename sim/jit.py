@@ -19,6 +19,11 @@ from __future__ import annotations
 
 from numba import njit
 
+from sim import kernel_cache
+
+# Before the first decorator below is applied: it files every kernel's cache by content.
+kernel_cache.install()
+
 inline = njit(cache=True, nogil=True, inline="always", _nrt=False)
 once = njit(cache=True, nogil=True, forceinline=True, _nrt=False)
 rule = njit(cache=True, nogil=True, forceinline=False, _nrt=False)

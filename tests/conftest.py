@@ -12,14 +12,12 @@ session fixture would run in each of them and compile every kernel twice.
 """
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-import sim  # noqa: F401  (chooses the cache folder: NUMBA_CACHE_DIR)
+from sim import compiled
 
 # A scenario per ruleset and path through its kernel (G&M has a fused chunk for core fights).
 WARM_UP = {
@@ -37,8 +35,7 @@ CODE = ("import sys, sim, sim.runner\n"
 def pytest_configure(config):
     if hasattr(config, "workerinput") or config.option.collectonly:
         return  # an xdist worker (the controlling process compiles them), or nothing will run
-    cache = Path(os.environ["NUMBA_CACHE_DIR"])
-    cold = [name for name in WARM_UP if not (cache / f"{name}.compiled").exists()]
+    cold = [name for name in WARM_UP if not compiled.is_compiled(name)]
     procs = [subprocess.Popen([sys.executable, "-c", CODE, *WARM_UP[name]]) for name in cold]
     failed = [name for name, p in zip(cold, procs) if p.wait() != 0]
     if failed:

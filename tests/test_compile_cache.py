@@ -1,104 +1,166 @@
-"""An edited rule takes effect: the compile cache follows every source file, not only the caller's.
+"""An edited rule takes effect, and the same sources compile once per machine.
 
-Numba's own cache index checks only the file of the function it compiled, so a kernel
-that inlines a rule from another module kept running the old rule after that module
-was edited. The probe here is the smallest such pair: a kernel in one file, the rule it
-inlines in another, in a copy of the package with a cache folder of its own.
+Numba's own cache checks only the file of the function it compiled and files it by that
+file's full path. The compile cache (sim/compiled.py, sim/kernel_cache.py) files each
+kernel file's functions by a hash of every file it can read, found from its imports.
+The probes here are real rules of each ruleset, written in the house style (sim/jit),
+called from a small kernel inside that ruleset's package, in a copy of the package with
+a cache folder of its own; they compile in seconds where a whole ruleset takes minutes.
 """
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import sim
+import pytest
 
-RULE = '''
-from numba import njit
+from sim import compiled
+
+PACKAGE = Path(compiled.__file__).resolve().parent
+
+# Per ruleset: (module, rule imported, a call of it, the edit: old text, new text).
+PROBES = {
+    "gods_and_monsters": ("attacks", "contest_wins", "1 if contest_wins(3, 10, 15, 10, False)[0] else 2",
+                          "a_wins, b_wins = ok_a and not ok_b, ok_b and not ok_a",
+                          "a_wins, b_wins = ok_b and not ok_a, ok_a and not ok_b"),
+    "lens": ("kcore", "die_hits", "die_hits(6, 4)", "good = sides - max(tn, 1) + 1", "good = sides - max(tn, 1) + 2"),
+    "lifeforce": ("katt", "mask_sum", "mask_sum(table, 3, 1)",
+                  "    total = 0\n    k = 0\n    while m:", "    total = 100\n    k = 0\n    while m:"),
+}
+BEFORE = {"gods_and_monsters": "1", "lens": "0.5", "lifeforce": "2"}
+AFTER = {"gods_and_monsters": "2", "lens": str(4 / 6), "lifeforce": "102"}
+
+PROBE = '''
+from sim.jit import rule
+from sim.rulesets.{ruleset}.{module} import {name}
 
 
-@njit(cache=True, inline="always")
-def to_hit():
-    return {value}
+@rule
+def probe(table):
+    return {call}
 '''
 
-KERNEL = '''
-from numba import njit
-
-from sim._probe_rule import to_hit
-
-
-@njit(cache=True)
-def hits():
-    return to_hit() * 2
+REPORT = '''
+import json
+import importlib
+import numpy as np
+out = {}
+for name in ("gods_and_monsters", "lens", "lifeforce"):
+    probe = importlib.import_module(f"sim.rulesets.{name}._probe").probe
+    value = probe(np.ones((9, 4), np.int64))  # no allocation in a kernel: the table comes in
+    out[name] = [str(value), probe.stats.cache_hits.get(probe.signatures[0], 0) > 0]
+print(json.dumps(out))
 '''
 
 
-def _run(tree: Path, cache: Path) -> str:
+def _copy(tree: Path) -> Path:
+    shutil.copytree(PACKAGE, tree / "sim", ignore=shutil.ignore_patterns("__pycache__", "_probe.py"))
+    for ruleset, (module, name, call, _, _) in PROBES.items():
+        text = PROBE.format(ruleset=ruleset, module=module, name=name, call=call)
+        (tree / "sim" / "rulesets" / ruleset / "_probe.py").write_text(text)
+    return tree
+
+
+def _run(tree: Path, cache: Path) -> dict[str, tuple[str, bool]]:
     env = {**os.environ, "PYTHONPATH": str(tree), "SKIRMISH_CACHE_DIR": str(cache)}
     env.pop("NUMBA_CACHE_DIR", None)
-    code = "import sim; from sim._probe_kernel import hits; print(hits())"
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
+    out = subprocess.run([sys.executable, "-c", REPORT], env=env, capture_output=True, text=True, timeout=300,
                          cwd=tree)
     assert out.returncode == 0, out.stderr
-    return out.stdout.strip()
+    return {name: (value, cached) for name, (value, cached) in json.loads(out.stdout).items()}
 
 
-def test_an_edited_rule_in_another_file_takes_effect(tmp_path):
-    tree = tmp_path / "src"
-    shutil.copytree(Path(sim.__file__).parent, tree / "sim", ignore=shutil.ignore_patterns("__pycache__"))
-    (tree / "sim" / "_probe_kernel.py").write_text(KERNEL)
-    rule = tree / "sim" / "_probe_rule.py"
-    rule.write_text(RULE.format(value=11))
+def _edit(tree: Path, ruleset: str) -> None:
+    module, _, _, old, new = PROBES[ruleset]
+    path = tree / "sim" / "rulesets" / ruleset / f"{module}.py"
+    text = path.read_text()
+    assert text.count(old) == 1, f"the probe's edit no longer matches {path.name}"
+    path.write_text(text.replace(old, new))
+
+
+def test_an_edited_rule_takes_effect_in_its_ruleset_only_and_a_copy_elsewhere_compiles_nothing(tmp_path):
     cache = tmp_path / "cache"
-    assert _run(tree, cache) == "22"
-    assert _run(tree, cache) == "22"  # from the cache
-    rule.write_text(RULE.format(value=12))
-    assert _run(tree, cache) == "24"
-    # Each state of the sources compiled into a folder of its own.
-    assert len([p for p in cache.iterdir() if p.is_dir()]) == 2
+    first = _copy(tmp_path / "a")
+    assert _run(first, cache) == {name: (BEFORE[name], False) for name in PROBES}  # compiled
+    assert _run(first, cache) == {name: (BEFORE[name], True) for name in PROBES}   # loaded
+    # The same sources elsewhere (another install path, new file times) load, not compile.
+    assert _run(_copy(tmp_path / "b"), cache) == {name: (BEFORE[name], True) for name in PROBES}
+    edited = set()
+    for ruleset in PROBES:
+        _edit(first, ruleset)
+        edited.add(ruleset)
+        got = _run(first, cache)
+        assert got[ruleset] == (AFTER[ruleset], False), ruleset
+        for other in set(PROBES) - {ruleset}:
+            assert got[other] == (AFTER[other] if other in edited else BEFORE[other], True), (ruleset, other)
 
 
-def test_the_fingerprint_follows_rule_files_and_ignores_the_rest(tmp_path):
-    from sim.compiled import kernel_sources, source_fingerprint
-
+def _tree(tmp_path: Path) -> Path:
     tree = tmp_path / "sim"
-    shutil.copytree(Path(sim.__file__).parent, tree, ignore=shutil.ignore_patterns("__pycache__"))
-    names = {str(p.relative_to(tree)) for p in kernel_sources(tree)}
-    # A constants module with no Numba in it, read by a kernel, counts; the CLI does not.
-    assert "rulesets/lifeforce/layout.py" in names and "keyed.py" in names
-    assert "cli.py" not in names and "summary.py" not in names
-    before = source_fingerprint(tree)
-    (tree / "summary.py").write_text((tree / "summary.py").read_text() + "\n# a report-only edit\n")
-    assert source_fingerprint(tree) == before
-    layout = tree / "rulesets" / "lifeforce" / "layout.py"
-    layout.write_text(layout.read_text() + "\n# a rule edit\n")
-    assert source_fingerprint(tree) != before
+    shutil.copytree(PACKAGE, tree, ignore=shutil.ignore_patterns("__pycache__"))
+    return tree
 
 
-def test_an_import_on_the_line_after_another_is_followed(tmp_path):
-    # The scan once read imports with a pattern that ran across the line end of
-    # `from sim import keyed` and swallowed the next line, so `tables` went unfingerprinted.
-    from sim.compiled import kernel_sources
+def _append(path: Path, text: str) -> None:
+    path.write_text(path.read_text() + text)
 
+
+def test_a_ruleset_fingerprint_follows_its_own_files_and_the_core_and_ignores_the_rest(tmp_path):
+    tree = _tree(tmp_path)
+    names = ("gods_and_monsters", "lens", "lifeforce")
+    fingerprint = lambda: {n: compiled.ruleset_fingerprint(n, tree) for n in names}
+    before = fingerprint()
+    # Every kernel file of G&M is covered: none contains the word numba (the old scan's seed).
+    gm = {p.name for p in compiled.ruleset_sources("gods_and_monsters", tree) if p.parent.name == "gods_and_monsters"}
+    assert {"round.py", "fused.py", "attacks.py", "tables.py", "moves.py", "kernel.py"} <= gm
+    _append(tree / "summary.py", "\n# a report-only edit\n")
+    _append(tree / "compiled.py", "\n# the compile notice, which no kernel reads\n")
+    assert fingerprint() == before
+    _append(tree / "rulesets" / "lifeforce" / "layout.py", "\n# a rule edit\n")
+    after = fingerprint()
+    assert after["lifeforce"] != before["lifeforce"]
+    assert {n: after[n] for n in ("gods_and_monsters", "lens")} == {n: before[n] for n in ("gods_and_monsters", "lens")}
+    _append(tree / "keyed.py", "\n# the dice, read by every ruleset\n")
+    assert all(v != after[n] for n, v in fingerprint().items())
+
+
+@pytest.mark.parametrize("ruleset", ["gods_and_monsters", "lens", "lifeforce"])
+def test_every_file_with_a_compiled_rule_is_a_kernel_file_of_its_ruleset(ruleset):
+    folder = PACKAGE / "rulesets" / ruleset
+    decorated = {p for p in folder.glob("*.py") if re.search(r"^@(inline|once|rule|njit)\b", p.read_text(), re.M)}
+    assert len(decorated) >= 5
+    assert all(compiled.is_kernel_file(p) for p in decorated)
+    missing = decorated - set(compiled.ruleset_sources(ruleset))
+    assert not missing, f"not in the {ruleset} fingerprint: {sorted(p.name for p in missing)}"
+
+
+def test_imports_are_read_from_the_syntax_relative_ones_too(tmp_path):
+    # A pattern once ran across the line end of `from sim import keyed` and swallowed the
+    # next line; and `from X import module` must not pull in X's __init__.
     tree = tmp_path / "sim"
     (tree / "rules").mkdir(parents=True)
     (tree / "__init__.py").write_text("")
     (tree / "keyed.py").write_text("X = 1\n")
-    (tree / "rules" / "__init__.py").write_text("")
-    (tree / "rules" / "tables.py").write_text("LIMIT = 3\n")
-    (tree / "rules" / "other.py").write_text("Y = 2\n")
+    (tree / "rules" / "__init__.py").write_text("from sim import cli\n")
+    (tree / "cli.py").write_text("Z = 0\n")
+    for name in ("tables", "other", "near", "far"):
+        (tree / "rules" / f"{name}.py").write_text(f"{name.upper()} = 3\n")
     (tree / "rules" / "kernel.py").write_text(
-        "from numba import njit\nfrom sim import keyed\nfrom sim.rules.tables import (\n    LIMIT)\n"
-        "import sim.rules.other\n")
-    names = {str(p.relative_to(tree)) for p in kernel_sources(tree)}
-    assert {"rules/kernel.py", "keyed.py", "rules/tables.py", "rules/other.py"} <= names
+        "from sim.jit import rule\nfrom sim import keyed\nfrom sim.rules.tables import (\n    TABLES)\n"
+        "import sim.rules.other\nfrom . import near\nfrom .far import FAR\n")
+    names = {str(p.relative_to(tree)) for p in compiled.closure(tree / "rules" / "kernel.py", tree)}
+    assert names == {"rules/kernel.py", "keyed.py", "rules/tables.py", "rules/other.py", "rules/near.py",
+                     "rules/far.py"}
+    assert compiled.is_kernel_file(tree / "rules" / "kernel.py", tree)
+    assert not compiled.is_kernel_file(tree / "rules" / "tables.py", tree)
 
 
 def test_the_compile_notice_says_minutes_for_a_long_compile_and_seconds_for_a_short_one():
-    from sim.compiled import about
-    assert about(40) == "about 40 s"
-    assert about(240) == "about 4 minutes"
-    assert about(115) == "about 2 minutes"
+    assert compiled.about(40) == "about 40 s"
+    assert compiled.about(240) == "about 4 minutes"
+    assert compiled.about(115) == "about 2 minutes"

@@ -4,8 +4,7 @@ from __future__ import annotations
 from sim.errors import ScenarioError
 from sim.rulesets.gods_and_monsters import play as _play, schema, tables
 from sim.rulesets.gods_and_monsters.weapons import WEAPONS
-# Relative, so the compile-cache fingerprint (sim/compiled.py) does not follow it: the
-# finder reads outcome tables, never compiled code.
+# The finder of rules with no effect reads outcome tables, never compiled code.
 from . import inert as inert_rules
 
 

@@ -5,8 +5,7 @@ from sim.errors import ScenarioError, closest
 from sim.policy import TARGET_MODES
 from sim.rulesets.lens import advice, engine, play as compiled_play, schema
 from sim.rulesets.lens import tables as T
-# Relative, so the compile-cache fingerprint (sim/compiled.py) does not follow it: the
-# finder reads outcome tables, never compiled code.
+# The finder of rules with no effect reads outcome tables, never compiled code.
 from . import inert as inert_rules
 
 
