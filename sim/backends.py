@@ -154,6 +154,7 @@ def play_all(fn: Callable, tasks: Iterable[tuple], jobs: int = 1, backend: str =
     tasks = list(tasks)
     if not tasks:
         return
+    jobs = min(jobs, len(tasks))  # a worker with no chunk to play only costs its start-up
     if backend == "loky" and (jobs == 1 or len(tasks) == 1):
         for t in tasks:
             yield guarded(fn, *t)

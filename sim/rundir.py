@@ -331,6 +331,10 @@ def run_chunked(scenario, n: int | None = None, seed: int | None = None, jobs: i
     resume_cmd = (resume_command(scen, seed, n, max_rounds, overrides, run_dir, summary_only, out=out, jobs=jobs,
                                  backend=backend, scheduler=scheduler)
                   if run_dir is not None and not _temporary else None)
+    if scheduler is None and tasks:
+        # Workers on this machine share its compile cache: compile once, here, where the
+        # progress shows, rather than in every worker at once and silently.
+        runner.warm(scen)
     try:
         for chunk, res in play_all(play_task, tasks, jobs, backend, scheduler, scratch):
             if summary_only:

@@ -92,10 +92,11 @@ def warm(setup=None) -> None:
     def compile_now():
         if setup is not None:
             play(setup, 0, 0, 1, 2)
-        else:
-            from sim.scenario import load_scenario
+        else:  # the starter, which ships inside the package (scenarios/ does not)
+            import yaml
+
             from sim.rulesets.lens.setup import build
-            from pathlib import Path
-            here = Path(__file__).resolve().parents[3] / "scenarios" / "lens" / "novice_party_vs_brute.yaml"
-            play(build(load_scenario(here)), 0, 0, 1, 2)
+            from sim.scenario import load_scenario
+            from sim.starters import starter
+            play(build(load_scenario(yaml.safe_load(starter("lens")))), 0, 0, 1, 2)
     compiled.warm("lens", "Lens", COMPILE_ESTIMATE_S, compile_now)
