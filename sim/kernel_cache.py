@@ -11,6 +11,8 @@ adds the files the function inlines from, and drops the install path.
 """
 from __future__ import annotations
 
+import os
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -58,16 +60,64 @@ class SourceLocator(caching._CacheLocator):
             return None  # not one of ours: Numba's own locators take it
         if not path.is_file():
             return None
-        locator = cls(py_func, py_file)
+        # Ours even when the folder cannot be written: a read-only warm cache is read
+        # where it is, and a compile that cannot be saved serves this process only
+        # (_save_or_say), never silently landing in ~/.cache/numba or a __pycache__.
+        return cls(py_func, py_file)
+
+
+_SAID = "SKIRMISH_CACHE_NOTICE_GIVEN"  # inherited by workers, so one paragraph per run
+
+
+def _say_once(text: str) -> None:
+    if os.environ.get(_SAID):
+        return
+    os.environ[_SAID] = "1"
+    print(text, file=sys.stderr, flush=True)
+
+
+def _ours(cache) -> bool:
+    return isinstance(getattr(getattr(cache, "_impl", None), "locator", None), SourceLocator)
+
+
+def _load_or_heal(original):
+    def load_overload(self, sig, target_context):
+        if not _ours(self):
+            return original(self, sig, target_context)
         try:
-            locator.ensure_cache_path()
-        except OSError:
+            return original(self, sig, target_context)
+        except Exception as e:  # a truncated or garbled index or entry: unpickling or rebuilding fails
+            index = Path(self._cache_file._index_path)
+            try:
+                index.unlink()  # else saving the fresh compile would read the damaged index again
+            except OSError:
+                pass
+            _say_once(f"note: a damaged compile-cache entry in {index.parent} ({type(e).__name__}) was "
+                      "set aside; those rules are being compiled again and the entry rewritten.")
             return None
-        return locator
+    return load_overload
+
+
+def _save_or_say(original):
+    def save_overload(self, sig, data):
+        if not _ours(self):
+            return original(self, sig, data)
+        try:
+            return original(self, sig, data)
+        except OSError as e:
+            _say_once(f"note: the compile cache {compiled.cache_root()} cannot be written "
+                      f"({e.strerror or e}), so the rules compiled now serve this run only and the next run "
+                      "compiles them again. Point SKIRMISH_CACHE_DIR at a writable folder to keep them, "
+                      "e.g. SKIRMISH_CACHE_DIR=/tmp/skirmish-cache.")
+    return save_overload
 
 
 def install() -> None:
-    """Put the locator first, once (Numba reads the list when each function is defined)."""
+    """Put the locator first, once (Numba reads the list when each function is defined),
+    and let a cache entry of ours that cannot be read or written cost a compile, not a run."""
     classes = caching.CacheImpl._locator_classes
-    if not any(c.__name__ == SourceLocator.__name__ and c.__module__ == __name__ for c in classes):
-        classes.insert(0, SourceLocator)
+    if any(c.__name__ == SourceLocator.__name__ and c.__module__ == __name__ for c in classes):
+        return
+    classes.insert(0, SourceLocator)
+    caching.Cache.load_overload = _load_or_heal(caching.Cache.load_overload)
+    caching.Cache.save_overload = _save_or_say(caching.Cache.save_overload)

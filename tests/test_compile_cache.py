@@ -66,13 +66,26 @@ def _copy(tree: Path) -> Path:
     return tree
 
 
-def _run(tree: Path, cache: Path) -> dict[str, tuple[str, bool]]:
+def _run(tree: Path, cache: Path, read_only: bool = False, with_stderr: bool = False):
     env = {**os.environ, "PYTHONPATH": str(tree), "SKIRMISH_CACHE_DIR": str(cache)}
-    env.pop("NUMBA_CACHE_DIR", None)
-    out = subprocess.run([sys.executable, "-c", REPORT], env=env, capture_output=True, text=True, timeout=300,
-                         cwd=tree)
+    for name in ("NUMBA_CACHE_DIR", "SKIRMISH_CACHE_NOTICE_GIVEN"):
+        env.pop(name, None)
+    (tree / "report.py").write_text(REPORT)
+    command = [sys.executable, str(tree / "report.py")]
+    if read_only:  # the cache folder mounted read-only in a mount namespace of its own
+        command = ["unshare", "-m", "sh", "-c", 'mount --bind -o ro "$0" "$0" && exec "$@"', str(cache), *command]
+    out = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, cwd=tree)
     assert out.returncode == 0, out.stderr
-    return {name: (value, cached) for name, (value, cached) in json.loads(out.stdout).items()}
+    got = {name: (value, cached) for name, (value, cached) in json.loads(out.stdout).items()}
+    return (got, out.stderr) if with_stderr else got
+
+
+def _can_mount_read_only(tmp_path: Path) -> bool:
+    probe = tmp_path / "mount-probe"
+    probe.mkdir()
+    script = f'mount --bind -o ro "{probe}" "{probe}" && ! touch "{probe}/x"'
+    done = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True)
+    return done.returncode == 0
 
 
 def _edit(tree: Path, ruleset: str) -> None:
@@ -98,6 +111,36 @@ def test_an_edited_rule_takes_effect_in_its_ruleset_only_and_a_copy_elsewhere_co
         assert got[ruleset] == (AFTER[ruleset], False), ruleset
         for other in set(PROBES) - {ruleset}:
             assert got[other] == (AFTER[other] if other in edited else BEFORE[other], True), (ruleset, other)
+
+
+def test_a_damaged_cache_entry_is_compiled_again_and_said_so_once(tmp_path):
+    cache = tmp_path / "cache"
+    tree = _copy(tmp_path / "a")
+    _run(tree, cache)
+    data = next(cache.glob("numba-*/sim.rulesets.lens._probe-*/*.nbc"))
+    data.write_bytes(data.read_bytes()[:40])  # a truncated entry, as a full disk leaves one
+    index = next(cache.glob("numba-*/sim.rulesets.lifeforce._probe-*/*.nbi"))
+    index.write_bytes(index.read_bytes()[:12] + b"garbage")
+    got, err = _run(tree, cache, with_stderr=True)
+    assert got == {"gods_and_monsters": ("1", True), "lens": ("0.5", False), "lifeforce": ("2", False)}
+    assert err.count("damaged compile-cache entry") == 1, err
+    got, err = _run(tree, cache, with_stderr=True)
+    assert got == {name: (BEFORE[name], True) for name in PROBES} and "damaged" not in err
+
+
+def test_a_read_only_cache_is_read_where_it_is_and_a_new_compile_serves_the_run(tmp_path):
+    if not _can_mount_read_only(tmp_path):
+        pytest.skip("needs a private mount namespace (unshare -m) to mount the cache read-only")
+    cache = tmp_path / "cache"
+    tree = _copy(tmp_path / "a")
+    _run(tree, cache)
+    got, err = _run(tree, cache, read_only=True, with_stderr=True)
+    assert got == {name: (BEFORE[name], True) for name in PROBES} and err == ""
+    _edit(tree, "lens")
+    got, err = _run(tree, cache, read_only=True, with_stderr=True)
+    assert got["lens"] == (AFTER["lens"], False) and got["gods_and_monsters"] == ("1", True)
+    assert err.count("cannot be written") == 1 and "SKIRMISH_CACHE_DIR" in err, err
+    assert not list(Path.home().glob(".cache/numba/*_probe*"))  # nothing fell back to Numba's own folder
 
 
 def _tree(tmp_path: Path) -> Path:
