@@ -10,12 +10,16 @@ import math
 from contextlib import contextmanager
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 import click
-import pandas as pd
 
 from sim.cli import (EXIT_NOT_REACHED, EXIT_STATUSES, JOBS, ROUNDS, SEED, SKIRMISHES, main, parse_assignments,
                      parse_sets, scenario_files, writable_file_option, writable_folder_option)
 from sim.errors import ScenarioError
+
+if TYPE_CHECKING:  # pandas only where a command runs: start-up and --help stay light
+    import pandas as pd
 
 
 def common_options(f):
@@ -329,6 +333,7 @@ def tournament(scenario, policies, play, skirmishes, seed, jobs, max_rounds, set
         return emit_json("tournament", df, best_responses=records(br), verdicts=says)
     meta = df.attrs["analysis"]
     click.echo(f"{len(df)} pairings x {meta['skirmishes']:,} skirmishes, common random numbers.")
+    import pandas as pd
     with pd.option_context("display.width", 200, "display.max_columns", 50,
                            "display.float_format", lambda x: f"{100 * x:.1f}%"):
         for side in meta["sides"]:

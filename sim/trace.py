@@ -6,16 +6,17 @@ of `trace` is exactly skirmish k of `run` with the same seed and count.
 """
 from __future__ import annotations
 
-from sim.engine import run_chunk
-from sim.runner import CHUNK_SIZE, chunk_rng, chunk_sizes
-from sim.rulesets.base import DRAW, FINAL_STATES, UNFINISHED
-from sim.scenario import Scenario, load_scenario
-from sim.tracing import Tracer
 
-
+# The imports are inside: `sim/__init__.py` binds this function eagerly (a lazy name would
+# be overwritten by this module, which shares it), and start-up should not pay for them.
 def trace(scenario, seed: int | None = None, skirmish: int = 0, n: int | None = None,
           max_rounds: int | None = None, overrides: dict | None = None) -> str:
     """The blow-by-blow log of skirmish `skirmish` of a run of `n` skirmishes with `seed`."""
+    from sim.engine import run_chunk
+    from sim.rulesets.base import DRAW, FINAL_STATES, UNFINISHED
+    from sim.runner import CHUNK_SIZE, chunk_rng, chunk_sizes
+    from sim.scenario import Scenario, load_scenario
+    from sim.tracing import Tracer
     scen = scenario if isinstance(scenario, Scenario) else load_scenario(scenario, overrides)
     seed = int(scen.run["seed"] if seed is None else seed)
     n = int(scen.run["skirmishes"] if n is None else n)
