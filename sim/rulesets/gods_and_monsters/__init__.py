@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 from sim.errors import ScenarioError
-from sim.rulesets.gods_and_monsters import play as _play, schema, tables
+from sim.rulesets import deferred
+from sim.rulesets.gods_and_monsters import schema
 from sim.rulesets.gods_and_monsters.weapons import WEAPONS
-# The finder of rules with no effect reads outcome tables, never compiled code.
-from . import inert as inert_rules
 
 
 class GodsAndMonsters:
@@ -22,17 +21,17 @@ class GodsAndMonsters:
     # "nearest_enemy" is the name scenarios used before one vocabulary across rulesets.
     observation_aliases = {"nearest_enemy": "distance"}
     outcome_columns = ("surprised", "verve_left", "survival_left", "injuries")
-    inert = staticmethod(inert_rules.inert)  # sim/inert.py: rules without effect in a run
+    inert = deferred("sim.rulesets.gods_and_monsters.inert", "inert")  # sim/inert.py: rules without effect in a run
 
     # Compiled: the whole fight of each skirmish in one kernel (docs/architecture.md).
     compiled = True
-    build = staticmethod(tables.build)
-    play = staticmethod(_play.play)
+    build = deferred("sim.rulesets.gods_and_monsters.tables", "build")
+    play = deferred("sim.rulesets.gods_and_monsters.play", "play")
     # A one-process run fills its joined table chunk by chunk (runner.run).
-    new_outcome = staticmethod(_play.new_outcome)
-    play_into = staticmethod(_play.play_into)
-    trace = staticmethod(_play.trace)
-    warm = staticmethod(_play.warm)
+    new_outcome = deferred("sim.rulesets.gods_and_monsters.play", "new_outcome")
+    play_into = deferred("sim.rulesets.gods_and_monsters.play", "play_into")
+    trace = deferred("sim.rulesets.gods_and_monsters.play", "trace")
+    warm = deferred("sim.rulesets.gods_and_monsters.play", "warm")
 
     @staticmethod
     def check(scenario) -> None:

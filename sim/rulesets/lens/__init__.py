@@ -3,10 +3,9 @@ from __future__ import annotations
 
 from sim.errors import ScenarioError, closest
 from sim.policy import TARGET_MODES
-from sim.rulesets.lens import advice, engine, play as compiled_play, schema
+from sim.rulesets import deferred
+from sim.rulesets.lens import advice, schema
 from sim.rulesets.lens import tables as T
-# The finder of rules with no effect reads outcome tables, never compiled code.
-from . import inert as inert_rules
 
 
 class Lens:
@@ -32,17 +31,17 @@ class Lens:
     outcome_columns = ("momentum_spent", "defences_used", "recovered", "void", "body_left", "bracket",
                        "defended_abjure", "defended_mitigate", "defended_block", "defended_dodge", "defended_parry",
                        "tags_applied")
-    play = staticmethod(compiled_play.play)
-    trace = staticmethod(compiled_play.trace)
-    warm = staticmethod(compiled_play.warm)
+    play = deferred("sim.rulesets.lens.play", "play")
+    trace = deferred("sim.rulesets.lens.play", "trace")
+    warm = deferred("sim.rulesets.lens.play", "warm")
 
-    build = staticmethod(engine.build)
+    build = deferred("sim.rulesets.lens.engine", "build")
     warnings = staticmethod(advice.warnings)
-    inert = staticmethod(inert_rules.inert)  # sim/inert.py: rules without effect in a run
-    init = staticmethod(engine.init)
-    step = staticmethod(engine.step)
-    is_over = staticmethod(engine.is_over)
-    outcome = staticmethod(engine.outcome)
+    inert = deferred("sim.rulesets.lens.inert", "inert")  # sim/inert.py: rules without effect in a run
+    init = deferred("sim.rulesets.lens.engine", "init")
+    step = deferred("sim.rulesets.lens.engine", "step")
+    is_over = deferred("sim.rulesets.lens.engine", "is_over")
+    outcome = deferred("sim.rulesets.lens.engine", "outcome")
 
     @staticmethod
     def check(scenario) -> None:

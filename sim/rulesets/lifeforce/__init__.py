@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from sim.errors import ScenarioError
 from sim.policy import TARGET_MODES
-from sim.rulesets.lifeforce import engine, kplay, schema
+from sim.rulesets import deferred
+from sim.rulesets.base import STANDARD_COMBATANT_COLUMNS
+from sim.rulesets.lifeforce import schema
+from sim.rulesets.lifeforce import layout as L
 from sim.rulesets.lifeforce import tables as T
-# The finder of rules with no effect reads outcome tables, never compiled code.
-from . import inert as inert_rules
 
 
 class Lifeforce:
@@ -28,12 +29,13 @@ class Lifeforce:
 
     # The compiled kernel (kernel.py and the k*.py modules it inlines) plays every rule.
     compiled = True
-    build = staticmethod(kplay.build)
-    play = staticmethod(kplay.play)
-    trace = staticmethod(kplay.trace)
-    warm = staticmethod(kplay.warm)
-    outcome_columns = kplay.OUTCOME_COLUMNS
-    inert = staticmethod(inert_rules.inert)  # sim/inert.py: rules without effect in a run
+    build = deferred("sim.rulesets.lifeforce.kplay", "build")
+    play = deferred("sim.rulesets.lifeforce.kplay", "play")
+    trace = deferred("sim.rulesets.lifeforce.kplay", "trace")
+    warm = deferred("sim.rulesets.lifeforce.kplay", "warm")
+    # The ruleset's own columns: those of the kernel's outcome table past the standard ones.
+    outcome_columns = tuple(c for c in L.OUTCOME_COLUMNS if c not in STANDARD_COMBATANT_COLUMNS)
+    inert = deferred("sim.rulesets.lifeforce.inert", "inert")  # sim/inert.py: rules without effect in a run
 
     @staticmethod
     def check(scenario) -> None:
@@ -66,11 +68,11 @@ class LifeforceNumpy(Lifeforce):
     """The NumPy batch engine the kernel replaced, without the kernel's fixes; kept only
     for benchmarks/agree_lifeforce.py (before / after tables) until it goes away."""
     compiled = False
-    build = staticmethod(engine.build)
-    init = staticmethod(engine.init)
-    step = staticmethod(engine.step)
-    is_over = staticmethod(engine.is_over)
-    outcome = staticmethod(engine.outcome)
+    build = deferred("sim.rulesets.lifeforce.engine", "build")
+    init = deferred("sim.rulesets.lifeforce.engine", "init")
+    step = deferred("sim.rulesets.lifeforce.engine", "step")
+    is_over = deferred("sim.rulesets.lifeforce.engine", "is_over")
+    outcome = deferred("sim.rulesets.lifeforce.engine", "outcome")
 
 
 LEGACY = LifeforceNumpy()

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim import compiled, events, keyed, policy_vm
-from sim.rulesets.base import STANDARD_COMBATANT_COLUMNS, Outcome
+from sim.rulesets.base import Outcome
 from sim.rulesets.lifeforce import engine, kdecide, kernel, kpack, kstunts, ktrace
 from sim.rulesets.lifeforce import layout as L
 from sim.rulesets.lifeforce import tables as TB
@@ -16,7 +16,6 @@ from sim.rulesets.lifeforce.kduel_tables import duel_tables
 
 ACTION_NAMES = ("attack", "charge", "run", "grapple", "block", "opportunity", "hold", "step_back", "flee",
                 "stand", "recover")
-OUTCOME_COLUMNS = tuple(c for c in L.OUTCOME_COLUMNS if c not in STANDARD_COMBATANT_COLUMNS)
 METRICS = {"chebyshev": 0, "alternating": 1, "manhattan": 2}
 COMPILE_ESTIMATE_S = 165  # a cold compile alone on one core of the 2-core machine (164 CPU-s)
 
