@@ -27,7 +27,7 @@ from sim.aggregate import Aggregate, aggregate_outcome, summarize_aggregate
 from sim.backends import ChunkCrash, RunFailed, WorkerDied, play_all
 from sim.errors import ScenarioError
 from sim.io import (atomic_write_bytes, atomic_write_frame, atomic_write_text, owner_tag,
-                    remove_stale_temporaries, replacing)
+                    remove_stale_temporaries)
 from sim import runner
 from sim.scenario import Scenario, load_scenario
 
@@ -178,37 +178,41 @@ class ChunkedResult:
 
 
 def stream_tables(result: ChunkedResult, out) -> list[Path]:
-    from sim.summary import table_paths  # one naming rule for streamed and in-memory tables
+    """Stream both tables into temporaries and move them into place together: an
+    interrupted or failed write leaves the previous pair as it was, never this run's
+    skirmish table beside the previous run's combatant table."""
+    from sim.summary import new_pair_id, replacing_together, table_paths  # one rule for streamed and in-memory tables
     sk_path, cb_path, meta_path, fmt = table_paths(out)
-    paths = []
-    for kind, target in zip(TABLES, (sk_path, cb_path)):
-        _stream_one(result.iter_tables(kind), target, fmt, result.meta)
-        paths.append(target)
-    if meta_path is not None:
-        paths.append(atomic_write_text(meta_path, json.dumps(result.meta, indent=2, default=str)))
+    paths = [sk_path, cb_path] + ([meta_path] if meta_path is not None else [])
+    pair = new_pair_id()
+    with replacing_together(paths) as tmps:
+        for kind, tmp in zip(TABLES, tmps):
+            _stream_one(result.iter_tables(kind), tmp, fmt, result.meta, pair)
+        if meta_path is not None:
+            Path(tmps[2]).write_text(json.dumps(result.meta, indent=2, default=str), encoding="utf-8")
     return paths
 
 
-def _stream_one(frames: Iterator[pd.DataFrame], target: Path, fmt: str, meta: dict) -> None:
+def _stream_one(frames: Iterator[pd.DataFrame], tmp, fmt: str, meta: dict, pair: str) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
-    with replacing(target) as tmp:
-        writer = None
-        try:
-            for i, frame in enumerate(frames):
-                if fmt == "csv":
-                    frame.to_csv(tmp, mode="w" if i == 0 else "a", header=i == 0, index=False)
-                    continue
-                table = pa.Table.from_pandas(frame, preserve_index=False)
-                if writer is None:
-                    md = dict(table.schema.metadata or {})
-                    md[b"skirmish_sim"] = json.dumps(meta, default=str).encode()
-                    schema = table.schema.with_metadata(md)
-                    writer = pq.ParquetWriter(tmp, schema)
-                writer.write_table(table.replace_schema_metadata(schema.metadata))
-        finally:
-            if writer is not None:
-                writer.close()
+    from sim.summary import with_pair_id
+    writer = None
+    try:
+        for i, frame in enumerate(frames):
+            if fmt == "csv":
+                frame.to_csv(tmp, mode="w" if i == 0 else "a", header=i == 0, index=False)
+                continue
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            if writer is None:
+                md = with_pair_id(table.schema.metadata, pair)
+                md[b"skirmish_sim"] = json.dumps(meta, default=str).encode()
+                schema = table.schema.with_metadata(md)
+                writer = pq.ParquetWriter(tmp, schema)
+            writer.write_table(table.replace_schema_metadata(schema.metadata))
+    finally:
+        if writer is not None:
+            writer.close()
 
 
 def _command(words: list) -> str:

@@ -1,0 +1,168 @@
+"""Faults from outside, second round (issue 33): an `--out` pair cut in the middle, a
+scenario file name that walks out of `--run-dir`, a run folder of another version, the
+parent killed under its workers, Ctrl-C at any moment, escape sequences in names, and
+the local dask cluster's dashboard.
+
+As in test_faults.py, each test drives the real CLI in a subprocess of its own session
+(so a signal can go to the whole process group as a terminal's Ctrl-C does), with small
+chunks so that faults land mid-run, and checks what a designer sees.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import resource
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+import sim
+
+ROOT = Path(__file__).resolve().parents[1]
+YETI = "scenarios/gods_and_monsters/yeti.yaml"
+YETI_COMBATANTS = 4
+CHUNK = 300
+# As in test_faults.py: Ctrl-C at its default (a test runner in the background may have
+# it ignored, which children inherit) and small chunks.
+LAUNCH = ("import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+          f"import sim.runner as r; r.CHUNK_SIZE = {CHUNK}; from sim.cli import main; main()")
+# A run that lasts several seconds at two workers: what is interrupted or killed mid-run.
+LONG_RUN, LONG_N = "scenarios/gods_and_monsters/goblin_ambush.yaml", 60_000
+# An interrupted run exits in well under a second; a hang never does. Bounds far above
+# the usual, so that a loaded machine cannot fail them.
+EXIT_WITHIN_S = 60
+RUN_WITHIN_S = 600
+
+
+def _cli(*args, **popen) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", LAUNCH, *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True, **popen)
+
+
+def _finish(p: subprocess.Popen, within_s: float = EXIT_WITHIN_S) -> tuple[int, str, str]:
+    try:
+        out, err = p.communicate(timeout=within_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        pytest.fail(f"the CLI did not exit within {within_s} s")
+    return p.returncode, out, err
+
+
+def _wait_for(predicate, p: subprocess.Popen, timeout: float = 60) -> None:
+    deadline = time.time() + timeout
+    while not predicate():
+        assert p.poll() is None, "the run ended before the fault could be injected: " + p.stderr.read()
+        assert time.time() < deadline, "the run never got going"
+        time.sleep(0.002)
+
+
+def _one_paragraph(err: str) -> str:
+    assert "Traceback" not in err, err
+    lines = [line for line in err.strip().splitlines() if line.strip()]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def read_pair_id(path: Path) -> str | None:
+    raw = (pq.read_schema(path).metadata or {}).get(b"skirmish_sim_pair")
+    return raw.decode() if raw else None
+
+
+def _rows(path: Path) -> int:
+    return pq.read_metadata(path).num_rows
+
+
+def _assert_matching_pair(out: Path, skirmishes: int) -> None:
+    """Both tables of `out` are there, of one run of `skirmishes` skirmishes."""
+    cb = out.with_name(out.stem + ".combatants.parquet")
+    assert (_rows(out), _rows(cb)) == (skirmishes, skirmishes * YETI_COMBATANTS)
+    assert read_pair_id(out) == read_pair_id(cb) is not None
+
+
+def _part_files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.glob(".*.part"))
+
+
+# ---------------------------------------------------------------- 1. the --out pair
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "sigkill"])
+def test_a_run_stopped_while_its_combatant_table_is_written_leaves_the_previous_pair(tmp_path, sig):
+    """The skirmish table of the new run beside the combatant table of the old one, with
+    'No file was left half-written': stopped once the second table's file has content."""
+    out = tmp_path / "t.parquet"
+    code, _, err = _finish(_cli("run", YETI, "-n", 900, "--out", out), RUN_WITHIN_S)
+    assert code == 0, err
+    p = _cli("run", YETI, "-n", 150_000, "--out", out)
+    _wait_for(lambda: any(f.stat().st_size > 0 for f in tmp_path.glob(".t.combatants.parquet.*.part")), p)
+    os.killpg(p.pid, sig)
+    code, _, err = _finish(p)
+    if sig == signal.SIGINT:
+        assert code == 130, err
+        assert _one_paragraph(err).startswith("interrupted.")
+    _assert_matching_pair(out, 900)
+    if sig == signal.SIGINT:
+        assert _part_files(tmp_path) == []
+
+
+def _limit_file_size(limit: int):
+    def apply():
+        # A full disk, as one process can have it: writes past `limit` bytes fail with
+        # EFBIG (the signal that would end the process instead is ignored).
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return apply
+
+
+@pytest.mark.parametrize("streamed", [True, False], ids=["streamed", "in-memory"])
+def test_a_full_disk_while_the_combatant_table_is_written_leaves_the_previous_pair(tmp_path, streamed):
+    out = tmp_path / "t.parquet"
+    code, _, err = _finish(_cli("run", YETI, "-n", 900, "--out", out), RUN_WITHIN_S)
+    assert code == 0, err
+    # 30,000 Yeti skirmishes: a skirmish table of about 200 kB, a combatant table of 900.
+    extra = [] if streamed else ["--report", tmp_path / "report"]
+    code, _, err = _finish(_cli("run", YETI, "-n", 30_000, "--out", out, *extra,
+                                preexec_fn=_limit_file_size(500_000)), RUN_WITHIN_S)
+    assert code in (1, 2), err
+    assert "File too large" in _one_paragraph(err)
+    _assert_matching_pair(out, 900)
+    assert _part_files(tmp_path) == []
+
+
+def test_a_combatant_table_that_is_a_folder_leaves_the_previous_skirmish_table(tmp_path):
+    """A bad path for the second table only: the first must not be replaced alone."""
+    out = tmp_path / "t.parquet"
+    code, _, err = _finish(_cli("run", YETI, "-n", 900, "--out", out), RUN_WITHIN_S)
+    assert code == 0, err
+    before = read_pair_id(out)
+    cb = tmp_path / "t.combatants.parquet"
+    cb.unlink()
+    cb.mkdir()
+    code, _, err = _finish(_cli("run", YETI, "-n", 1200, "--out", out), RUN_WITHIN_S)
+    assert code == 2, err
+    _one_paragraph(err)
+    assert read_pair_id(out) == before and _rows(out) == 900
+    assert _part_files(tmp_path) == []
+
+
+def test_report_refuses_a_skirmish_table_beside_another_runs_combatant_table(tmp_path):
+    """What a SIGKILL between the pair's two renames would leave (or a copy from another
+    run): `skirmish report` says so instead of mixing two runs."""
+    a, b = tmp_path / "a.parquet", tmp_path / "b.parquet"
+    for target, n in ((a, 900), (b, 600)):
+        code, _, err = _finish(_cli("run", YETI, "-n", n, "--out", target), RUN_WITHIN_S)
+        assert code == 0, err
+    code, _, err = _finish(_cli("report", a, "-o", tmp_path / "ok"), RUN_WITHIN_S)
+    assert code == 0, err
+    os.replace(tmp_path / "b.combatants.parquet", tmp_path / "a.combatants.parquet")
+    for given in (a, tmp_path / "a.combatants.parquet", tmp_path):
+        code, _, err = _finish(_cli("report", given, "-o", tmp_path / "mixed"), RUN_WITHIN_S)
+        assert code == 2, err
+        assert "were not written by the same run" in _one_paragraph(err)
