@@ -97,10 +97,10 @@ def handle_interrupts() -> None:
 
 def run_chunked_cli(path: Path, n_files: int, n, seed, jobs, max_rounds, overrides, backend, scheduler,
                     summary_only, run_dir, resume, out, progress=None):
-    from sim.rundir import resume_command, run_chunked
+    from sim.rundir import resume_command, run_chunked, subfolder_name
     from sim.scenario import load_scenario
-    run_dir = Path(run_dir) / path.stem if run_dir and n_files > 1 else run_dir
-    target = (Path(out) / path.stem if n_files > 1 else Path(out)) if out else None
+    run_dir = Path(run_dir) / subfolder_name(path) if run_dir and n_files > 1 else run_dir
+    target = (Path(out) / subfolder_name(path) if n_files > 1 else Path(out)) if out else None
     hint = None
     if run_dir:
         scen = load_scenario(path, overrides)

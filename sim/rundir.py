@@ -39,6 +39,17 @@ TABLES = ("skirmishes", "combatants")
 MATCH_KEYS = ("format", "scenario_hash", "seed", "skirmishes", "chunk_size", "max_rounds", "crn", "mode")
 
 
+def subfolder_name(scenario_file) -> str:
+    """The name a scenario gets inside `--run-dir` or `--out` when several are run: its
+    file's stem, with leading dots made underscores. A file `...yaml` has the stem '..',
+    and `--run-dir runs/x` would otherwise write into runs/ itself (`..yaml`: into runs/x,
+    over the other scenarios' folders); a leading dot would hide the folder, or make it
+    look like a stale temporary that a later run removes."""
+    stem = Path(scenario_file).stem
+    bare = stem.lstrip(".")
+    return "_" * (len(stem) - len(bare)) + bare
+
+
 def play_task(chunk: int, seed: int, size: int, data_json: str, source: str, max_rounds: int,
               crn: bool, summary_only: bool, n_sides: int, chunk_size: int | None = None):
     """One chunk in a worker: its Outcome, or only its Aggregate in summary mode (small to send back)."""

@@ -166,3 +166,38 @@ def test_report_refuses_a_skirmish_table_beside_another_runs_combatant_table(tmp
         code, _, err = _finish(_cli("report", given, "-o", tmp_path / "mixed"), RUN_WITHIN_S)
         assert code == 2, err
         assert "were not written by the same run" in _one_paragraph(err)
+
+
+# ---------------------------------------------------------------- 2. names from file stems
+
+
+def test_scenario_files_named_with_dots_stay_inside_the_run_folder_and_the_out_folder(tmp_path):
+    """`...yaml` has the stem '..': its run folder was `--run-dir`'s parent."""
+    scenarios, runs, out = tmp_path / "s", tmp_path / "runs", tmp_path / "out"
+    scenarios.mkdir()
+    runs.mkdir()
+    text = (ROOT / YETI).read_text()
+    for name in ("...yaml", "..yaml", "yeti.yaml"):
+        (scenarios / name).write_text(text)
+    code, _, err = _finish(_cli("run", scenarios, "-n", 600, "--run-dir", runs / "x", "--out", out / "x", "-q"),
+                           RUN_WITHIN_S)
+    assert code == 0, err
+    assert [p.name for p in runs.iterdir()] == ["x"]
+    assert sorted(p.name for p in (runs / "x").iterdir()) == ["_", "__", "yeti"]
+    assert all((runs / "x" / name / "manifest.json").is_file() for name in ("_", "__", "yeti"))
+    assert [p.name for p in out.iterdir()] == ["x"]
+    assert sorted(p.name for p in (out / "x").iterdir()) == [
+        "_.combatants.parquet", "_.parquet", "__.combatants.parquet", "__.parquet",
+        "yeti.combatants.parquet", "yeti.parquet"]
+
+
+def test_two_scenarios_that_would_share_a_run_folder_are_refused_before_any_work(tmp_path):
+    scenarios = tmp_path / "s"
+    scenarios.mkdir()
+    text = (ROOT / YETI).read_text()
+    for name in ("...yaml", "__.yaml"):
+        (scenarios / name).write_text(text)
+    code, _, err = _finish(_cli("run", scenarios, "-n", 600, "--run-dir", tmp_path / "runs", "-q"), RUN_WITHIN_S)
+    assert code == 2, err
+    assert "would both be saved as '__'" in _one_paragraph(err)
+    assert not (tmp_path / "runs").exists()
