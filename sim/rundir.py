@@ -88,6 +88,14 @@ class RunFolder:
         if old is not None and not resume:
             raise ScenarioError("already holds a run; add --resume to finish it (finished chunks are kept), "
                                 "or pick a new --run-dir.", file=str(self.path))
+        if old is not None and old.get("package_version") != sim.__version__:
+            # Another version may play the same seed differently, and its chunks merged with
+            # this one's would give a result neither version would: never mix them.
+            then = old.get("package_version") or "an unknown version"
+            raise ScenarioError(f"holds a run started by skirmish-sim {then}, but this is skirmish-sim "
+                                f"{sim.__version__}, and chunks of two versions must not be mixed; start afresh "
+                                f"with a new --run-dir, or finish this run with skirmish-sim {then}.",
+                                file=str(self.path))
         return old
 
     def prepare(self, manifest: dict, resume: bool) -> set[int]:

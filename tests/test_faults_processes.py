@@ -201,3 +201,24 @@ def test_two_scenarios_that_would_share_a_run_folder_are_refused_before_any_work
     assert code == 2, err
     assert "would both be saved as '__'" in _one_paragraph(err)
     assert not (tmp_path / "runs").exists()
+
+
+# ---------------------------------------------------------------- 3. --resume across versions
+
+
+def test_resume_refuses_a_run_folder_written_by_another_package_version(tmp_path):
+    run_dir = tmp_path / "run"
+    args = ("run", YETI, "-n", 900, "--seed", 3, "--run-dir", run_dir, "--summary-only", "--json")
+    code, _, err = _finish(_cli(*args), RUN_WITHIN_S)
+    assert code == 0, err
+    code, _, err = _finish(_cli(*args, "--resume"), RUN_WITHIN_S)  # the same version finishes it
+    assert code == 0, err
+    manifest = run_dir / "manifest.json"
+    data = json.loads(manifest.read_text())
+    assert data["package_version"] == sim.__version__
+    manifest.write_text(json.dumps({**data, "package_version": "0.0.1"}))
+    code, _, err = _finish(_cli(*args, "--resume"), RUN_WITHIN_S)
+    assert code == 2, err
+    line = _one_paragraph(err)
+    assert f"skirmish-sim 0.0.1, but this is skirmish-sim {sim.__version__}" in line
+    assert "start afresh with a new --run-dir" in line
