@@ -70,9 +70,71 @@ def in_worker(fn: Callable, *args):
     shutting the pool down. The parent alone stops the run (and kills the workers)."""
     import multiprocessing
     import signal
-    if multiprocessing.parent_process() is not None:  # never the CLI's own process
+    parent = multiprocessing.parent_process()
+    if parent is not None:  # never the CLI's own process
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        end_with_parent(parent.pid)
     return fn(*args)
+
+
+# How often a worker looks whether its parent is still there, and how it exits when not.
+PARENT_POLL_S = 0.2
+EXIT_PARENT_GONE = 1
+_WATCHING = {"parent": None}
+
+
+def end_with_parent(parent_pid: int) -> None:
+    """Make this worker process exit as soon as the process that started it is gone.
+
+    A parent killed with SIGKILL shuts no pool down: its loky workers (about 530 MB each)
+    went on playing, or waiting for work, for as long as loky's idle timeout allows and
+    longer. Once per process: on Linux the kernel signals the worker when its parent
+    dies (PR_SET_PDEATHSIG); everywhere, a daemon thread looks every PARENT_POLL_S
+    whether the worker was handed to another parent. The kernels release the GIL, so
+    the thread runs even while a chunk is being played."""
+    import os
+    import threading
+    import time
+    if _WATCHING["parent"] == parent_pid:
+        return
+    _WATCHING["parent"] = parent_pid
+    _parent_death_signal(parent_pid)
+
+    def watch():
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_POLL_S)
+        os._exit(EXIT_PARENT_GONE)
+
+    threading.Thread(target=watch, name="skirmish-parent-watch", daemon=True).start()
+
+
+def _parent_death_signal(parent_pid: int) -> None:
+    """Linux: SIGUSR1 to this process when its parent dies, and end it on that signal.
+
+    Not SIGKILL outright: the kernel sends it when the parent *thread* that started the
+    worker ends, and loky may start workers from a thread of its own; a handler that
+    looks at the parent process again makes a thread's end harmless."""
+    import os
+    import signal
+    import sys
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+    except (OSError, AttributeError):  # no libc to call: the thread alone watches
+        return
+
+    def on_parent_death(*_):
+        if os.getppid() != parent_pid:
+            os._exit(EXIT_PARENT_GONE)
+
+    signal.signal(signal.SIGUSR1, on_parent_death)
+    PR_SET_PDEATHSIG = 1
+    if libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGUSR1), 0, 0, 0) != 0:
+        return
+    if os.getppid() != parent_pid:  # the parent died before the signal was asked for
+        os._exit(EXIT_PARENT_GONE)
 
 
 def quiet_resource_tracker() -> None:

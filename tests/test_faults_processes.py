@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import resource
 import signal
 import subprocess
@@ -222,3 +221,60 @@ def test_resume_refuses_a_run_folder_written_by_another_package_version(tmp_path
     line = _one_paragraph(err)
     assert f"skirmish-sim 0.0.1, but this is skirmish-sim {sim.__version__}" in line
     assert "start afresh with a new --run-dir" in line
+
+
+# ---------------------------------------------------------------- 4. the parent killed
+
+
+def _children(pid: int) -> list[tuple[int, str]]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            out.append((int(entry.name), cmdline))
+    return out
+
+
+def _loky_workers(pid: int) -> list[int]:
+    return [c for c, cmd in _children(pid) if "LokyProcess" in cmd]
+
+
+def _running(pid: int) -> bool:
+    try:
+        return "\nState:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("extra", [[], ["--summary-only"]], ids=["in-memory", "summary-only"])
+def test_workers_exit_when_their_parent_is_killed_with_sigkill(extra):
+    """They went on, about 530 MB each, 18 minutes later. The parent alone is killed, as
+    the OOM killer or `kill -9 PID` would: its workers must follow within seconds."""
+    # Output to nowhere: workers that outlive the parent would hold its pipes open, and
+    # reading them to the end would wait for as long as the workers live.
+    p = subprocess.Popen([sys.executable, "-c", LAUNCH, "run", LONG_RUN, "-n", "3000000", "-j", "2", *extra],
+                         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 60
+    while len(_loky_workers(p.pid)) < 2:
+        assert p.poll() is None and time.time() < deadline, "the run never got its two workers"
+        time.sleep(0.01)
+    time.sleep(0.5)  # both playing chunks
+    workers = _loky_workers(p.pid)
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    deadline = time.time() + 5
+    try:
+        while any(map(_running, workers)) and time.time() < deadline:
+            time.sleep(0.05)
+        assert not any(map(_running, workers)), "workers outlived their parent"
+    finally:
+        for w in workers:
+            if _running(w):
+                os.kill(w, signal.SIGKILL)
