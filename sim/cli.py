@@ -78,12 +78,17 @@ class Group(click.Group):
     def main(self, args=None, *a, **kw):
         if args is None:  # reading sys.argv: started as a program, not invoked by a caller
             STANDALONE["process"] = True
+            # At once, not when the command starts: a Ctrl-C while click reads the
+            # options gave a traceback.
+            from sim.cli_scale import handle_interrupts, interrupts_end_quietly
+            handle_interrupts()
+            try:
+                return super().main(args, *a, **kw)
+            finally:
+                interrupts_end_quietly()
         return super().main(args, *a, **kw)
 
     def invoke(self, ctx):
-        if STANDALONE["process"]:
-            from sim.cli_scale import handle_interrupts
-            handle_interrupts()
         try:
             return super().invoke(ctx)
         except ScenarioError as e:
