@@ -70,9 +70,100 @@ def in_worker(fn: Callable, *args):
     shutting the pool down. The parent alone stops the run (and kills the workers)."""
     import multiprocessing
     import signal
-    if multiprocessing.parent_process() is not None:  # never the CLI's own process
+    parent = multiprocessing.parent_process()
+    if parent is not None:  # never the CLI's own process
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        end_with_parent(parent.pid)
     return fn(*args)
+
+
+# How often a worker looks whether its parent is still there, and how it exits when not.
+PARENT_POLL_S = 0.2
+EXIT_PARENT_GONE = 1
+_WATCHING = {"parent": None}
+
+
+def end_with_parent(parent_pid: int) -> None:
+    """Make this worker process exit as soon as the process that started it is gone.
+
+    A parent killed with SIGKILL shuts no pool down: its loky workers (about 530 MB each)
+    went on playing, or waiting for work, for as long as loky's idle timeout allows and
+    longer. Once per process: on Linux the kernel signals the worker when its parent
+    dies (PR_SET_PDEATHSIG); everywhere, a daemon thread looks every PARENT_POLL_S
+    whether the worker was handed to another parent. The kernels release the GIL, so
+    the thread runs even while a chunk is being played."""
+    import os
+    import threading
+    import time
+    if _WATCHING["parent"] == parent_pid:
+        return
+    _WATCHING["parent"] = parent_pid
+    _parent_death_signal(parent_pid)
+
+    def watch():
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_POLL_S)
+        os._exit(EXIT_PARENT_GONE)
+
+    threading.Thread(target=watch, name="skirmish-parent-watch", daemon=True).start()
+
+
+def _parent_death_signal(parent_pid: int) -> None:
+    """Linux: SIGUSR1 to this process when its parent dies, and end it on that signal.
+
+    Not SIGKILL outright: the kernel sends it when the parent *thread* that started the
+    worker ends, and loky may start workers from a thread of its own; a handler that
+    looks at the parent process again makes a thread's end harmless."""
+    import os
+    import signal
+    import sys
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+    except (OSError, AttributeError):  # no libc to call: the thread alone watches
+        return
+
+    def on_parent_death(*_):
+        if os.getppid() != parent_pid:
+            os._exit(EXIT_PARENT_GONE)
+
+    signal.signal(signal.SIGUSR1, on_parent_death)
+    PR_SET_PDEATHSIG = 1
+    if libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGUSR1), 0, 0, 0) != 0:
+        return
+    if os.getppid() != parent_pid:  # the parent died before the signal was asked for
+        os._exit(EXIT_PARENT_GONE)
+
+
+@contextmanager
+def sigint_held():
+    """Ctrl-C held off (blocked, not lost) while a pool of local workers is started.
+
+    Workers started meanwhile inherit the blocked signal through fork and exec, and so
+    ignore Ctrl-C from their first instruction: interrupted while importing, before
+    in_worker could ignore it, each printed a traceback into the run's paragraph. So do
+    the helper threads and the resource trackers the pool starts. A Ctrl-C pressed
+    meanwhile is raised here as soon as the pool is up."""
+    import signal
+    import threading
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    # The resource trackers first: the standard library's unblocks SIGINT once it has
+    # started its process (SIG_UNBLOCK, not the mask it found), which would let the
+    # workers started after it take Ctrl-C again.
+    quiet_resource_tracker()
+    from multiprocessing import resource_tracker as mp_tracker
+    from joblib.externals.loky.backend import resource_tracker as loky_tracker
+    mp_tracker.ensure_running()
+    loky_tracker.ensure_running()
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def quiet_resource_tracker() -> None:
@@ -122,14 +213,42 @@ def dask_client(scheduler: str | None, jobs: int, scratch: str | None = None):
         with client:
             yield client
         return
+    import logging
+
     import dask
     with tempfile.TemporaryDirectory(prefix="skirmish-dask-", dir=scratch) as tmp, \
             dask.config.set({"temporary-directory": tmp}):  # else lock files land in the system temp
         security = run_certificate()
-        with LocalCluster(n_workers=jobs, threads_per_worker=1, processes=jobs > 1, protocol="tls",
-                          host="127.0.0.1", scheduler_port=0, dashboard_address=None, security=security,
-                          local_directory=tmp) as cluster, Client(cluster, security=security) as client:
+        cluster = client = None
+        try:
+            # Its processes start with Ctrl-C held (sigint_held): interrupted while they
+            # imported, each printed a traceback, and the nannies a few more.
+            with sigint_held():
+                cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=jobs > 1, protocol="tls",
+                                       host="127.0.0.1", scheduler_port=0, dashboard_address=None,
+                                       security=security, local_directory=tmp,
+                                       # Its workers' own logs too (other processes): after a
+                                       # Ctrl-C they reported scratch folders already removed.
+                                       silence_logs=logging.CRITICAL)
+                client = Client(cluster, security=security)
             yield client
+        except BaseException:
+            # Ctrl-C or a failure: what the cluster logs while it is torn down mid-start
+            # or mid-run (nannies that failed to start, workers lost) is its own internals,
+            # and the run's one paragraph says what happened.
+            quiet_distributed()
+            raise
+        finally:
+            if client is not None:
+                client.close()
+            if cluster is not None:
+                cluster.close()
+
+
+def quiet_distributed() -> None:
+    import logging
+    for name in ("distributed", "tornado", "asyncio"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
 def run_certificate():
@@ -164,8 +283,9 @@ def play_all(fn: Callable, tasks: Iterable[tuple], jobs: int = 1, backend: str =
     try:
         if backend == "loky":
             quiet_resource_tracker()
-            gen = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered", max_nbytes=None)(
-                delayed(in_worker)(guarded, fn, *t) for t in tasks)
+            with sigint_held():
+                gen = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered", max_nbytes=None)(
+                    delayed(in_worker)(guarded, fn, *t) for t in tasks)
             for chunk, result in gen:
                 finished.add(chunk)
                 yield chunk, result

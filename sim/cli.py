@@ -78,12 +78,17 @@ class Group(click.Group):
     def main(self, args=None, *a, **kw):
         if args is None:  # reading sys.argv: started as a program, not invoked by a caller
             STANDALONE["process"] = True
+            # At once, not when the command starts: a Ctrl-C while click reads the
+            # options gave a traceback.
+            from sim.cli_scale import handle_interrupts, interrupts_end_quietly
+            handle_interrupts()
+            try:
+                return super().main(args, *a, **kw)
+            finally:
+                interrupts_end_quietly()
         return super().main(args, *a, **kw)
 
     def invoke(self, ctx):
-        if STANDALONE["process"]:
-            from sim.cli_scale import handle_interrupts
-            handle_interrupts()
         try:
             return super().invoke(ctx)
         except ScenarioError as e:
@@ -164,10 +169,12 @@ def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, repor
     # an unwritable --report must not cost the whole run.
     loaded = [load_scenario(f, overrides) for f in files]
     check_outputs(out, run_dir, report_dir, len(files))
+    from sim.rundir import RunFolder, subfolder_name
+    if len(files) > 1 and (run_dir or out):
+        check_distinct_names(files)
     if run_dir:
-        from sim.rundir import RunFolder
         for f in files:
-            RunFolder(Path(run_dir) / f.stem if len(files) > 1 else run_dir).check_usable(resume)
+            RunFolder(Path(run_dir) / subfolder_name(f) if len(files) > 1 else run_dir).check_usable(resume)
     summaries, results = [], []
     for f, scen in zip(files, loaded):
         total = int(skirmishes or scen.run["skirmishes"])
@@ -186,7 +193,7 @@ def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, repor
         if report_dir:
             results.append(result)
         if out:
-            target = Path(out) / f.stem if len(files) > 1 else Path(out)
+            target = Path(out) / subfolder_name(f) if len(files) > 1 else Path(out)
             written = result.written if chunked else result.write(target)  # chunked: streamed already
             if not as_json:
                 click.echo("wrote " + ", ".join(map(str, written)), err=True)
@@ -203,6 +210,19 @@ def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, repor
     if as_json:
         payload = summaries[0] if len(summaries) == 1 else {"scenarios": summaries}
         click.echo(json.dumps(payload, default=str))
+
+
+def check_distinct_names(files) -> None:
+    """Refuse, before any work, two scenarios that would write into one run folder or onto
+    one pair of tables (yeti.yaml in two folders, or ...yaml beside __.yaml)."""
+    from sim.rundir import subfolder_name
+    seen: dict[str, Path] = {}
+    for f in files:
+        name = subfolder_name(f)
+        if name in seen:
+            raise ScenarioError(f"{seen[name]} and {f} would both be saved as '{name}' in --run-dir or --out; "
+                                "rename one of them, or run them one at a time.")
+        seen[name] = f
 
 
 def writable_file_option(ctx, param, value):

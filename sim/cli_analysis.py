@@ -436,7 +436,8 @@ def _add_adaptive_run() -> None:
                     f"{len(result.skirmishes):,} skirmishes ({a['steps']} steps"
                     + ("" if a["reached"] else f"; stopped at --max {max_n:,}") + ")")
             if kw["out"]:
-                target = Path(kw["out"]) / f.stem if len(files) > 1 else Path(kw["out"])
+                from sim.rundir import subfolder_name
+                target = Path(kw["out"]) / subfolder_name(f) if len(files) > 1 else Path(kw["out"])
                 written = result.write(target)
                 if not kw["as_json"]:
                     click.echo("wrote " + ", ".join(map(str, written)), err=True)

@@ -32,9 +32,35 @@ def _analysis_frame(path: Path):
     return (frame, meta) if frame_kind(frame) else None
 
 
+def check_pairs(item: Path) -> None:
+    """Refuse a skirmish table and a combatant table that were not written together (a
+    write of the pair cut between its two renames by SIGKILL or a power cut, or files
+    copied in from different runs): their figures would mix two runs without a sign."""
+    from sim.summary import read_pair_id
+    from sim.report.tables import _pair_for
+    if item.is_dir():
+        pairs = [_pair_for(item / p.name[: -len(".combatants.parquet")]) for p in item.glob("*.combatants.parquet")]
+    else:
+        pairs = [_pair_for(item)]
+    for found in pairs:
+        if found is None or found[2] != "parquet":
+            continue  # CSV tables carry no metadata; their meta.json is written with them
+        sk, cb, _ = found
+        try:
+            ids = read_pair_id(sk), read_pair_id(cb)
+        except (ValueError, OSError):
+            continue  # unreadable: reading the tables says so, in its own words
+        if ids[0] != ids[1]:
+            raise ScenarioError(f"{sk} and {cb.name} beside it were not written by the same run (their pair "
+                                f"ids differ: {ids[0] or 'none'} and {ids[1] or 'none'}), so its skirmishes and "
+                                "combatants would not match; write both again with `skirmish run SCENARIO --out "
+                                f"{sk}`, or give a pair that was written together.")
+
+
 def _read_results(item: Path):
     """Outcome tables (a list) or one analysis table (frame, meta) at `item`."""
     from sim.report import load_tables
+    check_pairs(item)
     try:
         return load_tables(item)
     except ScenarioError:

@@ -95,12 +95,28 @@ def handle_interrupts() -> None:
         signal.signal(signal.SIGINT, first)
 
 
+def interrupts_end_quietly() -> None:
+    """Once the command is done (its output written, the process about to exit): Ctrl-C
+    ends the process at once with status 130. Raised as KeyboardInterrupt there, it landed
+    in the interpreter's exit handlers (loky's pool shutdown) and printed a traceback."""
+    import os
+    import signal
+
+    def end(*_):
+        sys.stderr.write("interrupted.\n")
+        sys.stderr.flush()
+        os._exit(EXIT_INTERRUPTED)
+
+    if signal.getsignal(signal.SIGINT) not in (signal.SIG_IGN, None):  # SIG_IGN: a Ctrl-C is being handled
+        signal.signal(signal.SIGINT, end)
+
+
 def run_chunked_cli(path: Path, n_files: int, n, seed, jobs, max_rounds, overrides, backend, scheduler,
                     summary_only, run_dir, resume, out, progress=None):
-    from sim.rundir import resume_command, run_chunked
+    from sim.rundir import resume_command, run_chunked, subfolder_name
     from sim.scenario import load_scenario
-    run_dir = Path(run_dir) / path.stem if run_dir and n_files > 1 else run_dir
-    target = (Path(out) / path.stem if n_files > 1 else Path(out)) if out else None
+    run_dir = Path(run_dir) / subfolder_name(path) if run_dir and n_files > 1 else run_dir
+    target = (Path(out) / subfolder_name(path) if n_files > 1 else Path(out)) if out else None
     hint = None
     if run_dir:
         scen = load_scenario(path, overrides)

@@ -27,7 +27,7 @@ from sim.aggregate import Aggregate, aggregate_outcome, summarize_aggregate
 from sim.backends import ChunkCrash, RunFailed, WorkerDied, play_all
 from sim.errors import ScenarioError
 from sim.io import (atomic_write_bytes, atomic_write_frame, atomic_write_text, owner_tag,
-                    remove_stale_temporaries, replacing)
+                    remove_stale_temporaries)
 from sim import runner
 from sim.scenario import Scenario, load_scenario
 
@@ -37,6 +37,17 @@ SUMMARY = "summary.json"
 TABLES = ("skirmishes", "combatants")
 # Settings that must match for `--resume` to continue a run folder.
 MATCH_KEYS = ("format", "scenario_hash", "seed", "skirmishes", "chunk_size", "max_rounds", "crn", "mode")
+
+
+def subfolder_name(scenario_file) -> str:
+    """The name a scenario gets inside `--run-dir` or `--out` when several are run: its
+    file's stem, with leading dots made underscores. A file `...yaml` has the stem '..',
+    and `--run-dir runs/x` would otherwise write into runs/ itself (`..yaml`: into runs/x,
+    over the other scenarios' folders); a leading dot would hide the folder, or make it
+    look like a stale temporary that a later run removes."""
+    stem = Path(scenario_file).stem
+    bare = stem.lstrip(".")
+    return "_" * (len(stem) - len(bare)) + bare
 
 
 def play_task(chunk: int, seed: int, size: int, data_json: str, source: str, max_rounds: int,
@@ -77,6 +88,14 @@ class RunFolder:
         if old is not None and not resume:
             raise ScenarioError("already holds a run; add --resume to finish it (finished chunks are kept), "
                                 "or pick a new --run-dir.", file=str(self.path))
+        if old is not None and old.get("package_version") != sim.__version__:
+            # Another version may play the same seed differently, and its chunks merged with
+            # this one's would give a result neither version would: never mix them.
+            then = old.get("package_version") or "an unknown version"
+            raise ScenarioError(f"holds a run started by skirmish-sim {then}, but this is skirmish-sim "
+                                f"{sim.__version__}, and chunks of two versions must not be mixed; start afresh "
+                                f"with a new --run-dir, or finish this run with skirmish-sim {then}.",
+                                file=str(self.path))
         return old
 
     def prepare(self, manifest: dict, resume: bool) -> set[int]:
@@ -178,37 +197,41 @@ class ChunkedResult:
 
 
 def stream_tables(result: ChunkedResult, out) -> list[Path]:
-    from sim.summary import table_paths  # one naming rule for streamed and in-memory tables
+    """Stream both tables into temporaries and move them into place together: an
+    interrupted or failed write leaves the previous pair as it was, never this run's
+    skirmish table beside the previous run's combatant table."""
+    from sim.summary import new_pair_id, replacing_together, table_paths  # one rule for streamed and in-memory tables
     sk_path, cb_path, meta_path, fmt = table_paths(out)
-    paths = []
-    for kind, target in zip(TABLES, (sk_path, cb_path)):
-        _stream_one(result.iter_tables(kind), target, fmt, result.meta)
-        paths.append(target)
-    if meta_path is not None:
-        paths.append(atomic_write_text(meta_path, json.dumps(result.meta, indent=2, default=str)))
+    paths = [sk_path, cb_path] + ([meta_path] if meta_path is not None else [])
+    pair = new_pair_id()
+    with replacing_together(paths) as tmps:
+        for kind, tmp in zip(TABLES, tmps):
+            _stream_one(result.iter_tables(kind), tmp, fmt, result.meta, pair)
+        if meta_path is not None:
+            Path(tmps[2]).write_text(json.dumps(result.meta, indent=2, default=str), encoding="utf-8")
     return paths
 
 
-def _stream_one(frames: Iterator[pd.DataFrame], target: Path, fmt: str, meta: dict) -> None:
+def _stream_one(frames: Iterator[pd.DataFrame], tmp, fmt: str, meta: dict, pair: str) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
-    with replacing(target) as tmp:
-        writer = None
-        try:
-            for i, frame in enumerate(frames):
-                if fmt == "csv":
-                    frame.to_csv(tmp, mode="w" if i == 0 else "a", header=i == 0, index=False)
-                    continue
-                table = pa.Table.from_pandas(frame, preserve_index=False)
-                if writer is None:
-                    md = dict(table.schema.metadata or {})
-                    md[b"skirmish_sim"] = json.dumps(meta, default=str).encode()
-                    schema = table.schema.with_metadata(md)
-                    writer = pq.ParquetWriter(tmp, schema)
-                writer.write_table(table.replace_schema_metadata(schema.metadata))
-        finally:
-            if writer is not None:
-                writer.close()
+    from sim.summary import with_pair_id
+    writer = None
+    try:
+        for i, frame in enumerate(frames):
+            if fmt == "csv":
+                frame.to_csv(tmp, mode="w" if i == 0 else "a", header=i == 0, index=False)
+                continue
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            if writer is None:
+                md = with_pair_id(table.schema.metadata, pair)
+                md[b"skirmish_sim"] = json.dumps(meta, default=str).encode()
+                schema = table.schema.with_metadata(md)
+                writer = pq.ParquetWriter(tmp, schema)
+            writer.write_table(table.replace_schema_metadata(schema.metadata))
+    finally:
+        if writer is not None:
+            writer.close()
 
 
 def _command(words: list) -> str:

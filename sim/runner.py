@@ -171,9 +171,10 @@ def run(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
     else:
         from joblib import Parallel, delayed
         # A generator (in task order) lets the progress bar move as chunks come back.
-        from sim.backends import in_worker
-        finished = Parallel(n_jobs=jobs, backend="loky", return_as="generator", max_nbytes=None)(
-            delayed(in_worker)(partial(_play_chunk_narrowed, chunk_size=CHUNK_SIZE), *t) for t in tasks)
+        from sim.backends import in_worker, sigint_held
+        with sigint_held():  # the workers start with Ctrl-C blocked (see sigint_held)
+            finished = Parallel(n_jobs=jobs, backend="loky", return_as="generator", max_nbytes=None)(
+                delayed(in_worker)(partial(_play_chunk_narrowed, chunk_size=CHUNK_SIZE), *t) for t in tasks)
     joined = _worker_deaths_reported(lambda: gather(zip(sizes, finished), sum(sizes), progress), tasks)
     return build_result(scen, [joined], seed, max_rounds, first_skirmish=first_chunk * CHUNK_SIZE)
 

@@ -1,11 +1,15 @@
 """From outcome tables to the figures a designer reads: rates with intervals, means."""
 from __future__ import annotations
 
+import json
+import os
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
-from sim.io import atomic_write_frame, atomic_write_text
+from sim.io import _usual_mode, owner_tag
 from sim.stats import wilson
 
 
@@ -96,13 +100,121 @@ def table_paths(out) -> tuple[Path, Path, Path | None, str]:
     return stem.parent / f"{stem.name}.{fmt}", stem.parent / f"{stem.name}.combatants.{fmt}", meta, fmt
 
 
+# Kept out of sim/io.py on purpose: a ruleset's compiled kernel is keyed on the files it
+# can read, sim/io.py among them (through sim/starters.py), and a change there would
+# recompile that ruleset on every machine.
+PAIR_KEY = b"skirmish_sim_pair"
+
+
+def new_pair_id() -> str:
+    """The id both tables of one `--out` write carry, so a skirmish table beside another
+    run's combatant table is told apart from a matching pair."""
+    import uuid
+    return uuid.uuid4().hex
+
+
+def with_pair_id(schema_metadata: dict | None, pair_id: str | None) -> dict:
+    md = dict(schema_metadata or {})
+    if pair_id:
+        md[PAIR_KEY] = pair_id.encode()
+    return md
+
+
+def read_pair_id(path) -> str | None:
+    """The pair id of a Parquet table written by `skirmish run --out` (None before they had one)."""
+    import pyarrow.parquet as pq
+    raw = (pq.read_schema(path).metadata or {}).get(PAIR_KEY)
+    return raw.decode() if raw else None
+
+
+@contextmanager
+def replacing_together(paths):
+    """Like `sim.io.replacing`, for files that belong together (a run's two outcome
+    tables): yield one temporary path per target; only once every one is written are
+    they all moved into place, so a failure or Ctrl-C while any is written leaves every
+    target as it was. Ctrl-C is held off during the moves, so it cannot part them; only
+    a SIGKILL or a power cut between two renames can, which the pair id shows."""
+    import signal
+    paths = [Path(p) for p in paths]
+    tmps = []
+    try:
+        for path in paths:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{owner_tag()}.", suffix=".part", dir=path.parent)
+            os.close(fd)
+            tmps.append(tmp)
+        yield list(tmps)
+        for tmp in tmps:
+            _usual_mode(tmp)
+        held = hasattr(signal, "pthread_sigmask")
+        if held:
+            old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            _replace_all(tmps, paths)
+        finally:
+            if held:
+                signal.pthread_sigmask(signal.SIG_SETMASK, old)
+    except BaseException:
+        for tmp in tmps:
+            Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _replace_all(tmps: list, paths: list[Path]) -> None:
+    """Move every temporary onto its target; should one move fail (a target that is a
+    folder, say), put back the targets already replaced, from hard links kept of them."""
+    kept = {}
+    try:
+        for path in paths:
+            if path.is_file():
+                backup = path.with_name(f".{path.name}.{owner_tag()}.old.part")
+                try:
+                    os.link(path, backup)
+                except OSError:  # no hard links on this file system: no way back, go on
+                    continue
+                kept[path] = backup
+        done = []
+        try:
+            for tmp, path in zip(tmps, paths):
+                os.replace(tmp, path)
+                done.append(path)
+        except BaseException:
+            for path in done:
+                if path in kept:
+                    os.replace(kept.pop(path), path)
+                else:
+                    path.unlink(missing_ok=True)  # new beside the old: none is better than a mismatch
+            raise
+    finally:
+        for backup in kept.values():
+            backup.unlink(missing_ok=True)
+
+
+def write_frame(tmp, frame, fmt: str, meta: dict | None = None, pair_id: str | None = None) -> None:
+    """`frame` into the file `tmp` (not atomically: give it a temporary path)."""
+    if fmt not in ("parquet", "csv"):  # pragma: no cover - callers pass one of the two
+        raise ValueError(fmt)
+    if fmt == "parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+        merged = with_pair_id(table.schema.metadata, pair_id)
+        if meta:
+            merged[b"skirmish_sim"] = json.dumps(meta, default=str).encode()
+        pq.write_table(table.replace_schema_metadata(merged), tmp)
+    else:
+        frame.to_csv(tmp, index=False)
+
+
 def write_tables(result, out) -> list[Path]:
-    """Write both tables (see `table_paths`) atomically; returns the paths written."""
+    """Write both tables (see `table_paths`) as one unit: both or, on any failure, neither;
+    returns the paths written."""
     sk_path, cb_path, meta_path, fmt = table_paths(out)
-    for target, frame in ((sk_path, result.skirmishes), (cb_path, result.combatants)):
-        atomic_write_frame(target, frame, fmt, result.meta)
-    paths = [sk_path, cb_path]
-    if meta_path is not None:
-        import json
-        paths.append(atomic_write_text(meta_path, json.dumps(result.meta, indent=2, default=str)))
+    paths = [sk_path, cb_path] + ([meta_path] if meta_path is not None else [])
+    pair = new_pair_id()
+    with replacing_together(paths) as tmps:
+        for tmp, frame in zip(tmps, (result.skirmishes, result.combatants)):
+            write_frame(tmp, frame, fmt, result.meta, pair)
+        if meta_path is not None:
+            Path(tmps[2]).write_text(json.dumps(result.meta, indent=2, default=str), encoding="utf-8")
     return paths

@@ -1,0 +1,344 @@
+"""Faults from outside, second round (issue 33): an `--out` pair cut in the middle, a
+scenario file name that walks out of `--run-dir`, a run folder of another version, the
+parent killed under its workers, Ctrl-C at any moment, escape sequences in names, and
+the local dask cluster's dashboard.
+
+As in test_faults.py, each test drives the real CLI in a subprocess of its own session
+(so a signal can go to the whole process group as a terminal's Ctrl-C does), with small
+chunks so that faults land mid-run, and checks what a designer sees.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import resource
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+import sim
+
+ROOT = Path(__file__).resolve().parents[1]
+YETI = "scenarios/gods_and_monsters/yeti.yaml"
+YETI_COMBATANTS = 4
+CHUNK = 300
+# As in test_faults.py: Ctrl-C at its default (a test runner in the background may have
+# it ignored, which children inherit) and small chunks.
+LAUNCH = ("import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+          f"import sim.runner as r; r.CHUNK_SIZE = {CHUNK}; from sim.cli import main; main()")
+# A run that lasts several seconds at two workers: what is interrupted or killed mid-run.
+LONG_RUN, LONG_N = "scenarios/gods_and_monsters/goblin_ambush.yaml", 60_000
+# An interrupted run exits in well under a second; a hang never does. Bounds far above
+# the usual, so that a loaded machine cannot fail them.
+EXIT_WITHIN_S = 60
+RUN_WITHIN_S = 600
+
+
+def _cli(*args, **popen) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", LAUNCH, *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True, **popen)
+
+
+def _finish(p: subprocess.Popen, within_s: float = EXIT_WITHIN_S) -> tuple[int, str, str]:
+    try:
+        out, err = p.communicate(timeout=within_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        pytest.fail(f"the CLI did not exit within {within_s} s")
+    return p.returncode, out, err
+
+
+def _wait_for(predicate, p: subprocess.Popen, timeout: float = 60) -> None:
+    deadline = time.time() + timeout
+    while not predicate():
+        assert p.poll() is None, "the run ended before the fault could be injected: " + p.stderr.read()
+        assert time.time() < deadline, "the run never got going"
+        time.sleep(0.002)
+
+
+def _one_paragraph(err: str) -> str:
+    assert "Traceback" not in err, err
+    lines = [line for line in err.strip().splitlines() if line.strip()]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def read_pair_id(path: Path) -> str | None:
+    raw = (pq.read_schema(path).metadata or {}).get(b"skirmish_sim_pair")
+    return raw.decode() if raw else None
+
+
+def _rows(path: Path) -> int:
+    return pq.read_metadata(path).num_rows
+
+
+def _assert_matching_pair(out: Path, skirmishes: int) -> None:
+    """Both tables of `out` are there, of one run of `skirmishes` skirmishes."""
+    cb = out.with_name(out.stem + ".combatants.parquet")
+    assert (_rows(out), _rows(cb)) == (skirmishes, skirmishes * YETI_COMBATANTS)
+    assert read_pair_id(out) == read_pair_id(cb) is not None
+
+
+def _part_files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.glob(".*.part"))
+
+
+# ---------------------------------------------------------------- 1. the --out pair
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "sigkill"])
+def test_a_run_stopped_while_its_combatant_table_is_written_leaves_the_previous_pair(tmp_path, sig):
+    """The skirmish table of the new run beside the combatant table of the old one, with
+    'No file was left half-written': stopped once the second table's file has content."""
+    out = tmp_path / "t.parquet"
+    code, _, err = _finish(_cli("run", YETI, "-n", 900, "--out", out), RUN_WITHIN_S)
+    assert code == 0, err
+    p = _cli("run", YETI, "-n", 150_000, "--out", out)
+    _wait_for(lambda: any(f.stat().st_size > 0 for f in tmp_path.glob(".t.combatants.parquet.*.part")), p)
+    os.killpg(p.pid, sig)
+    code, _, err = _finish(p)
+    if sig == signal.SIGINT:
+        assert code == 130, err
+        assert _one_paragraph(err).startswith("interrupted.")
+    _assert_matching_pair(out, 900)
+    if sig == signal.SIGINT:
+        assert _part_files(tmp_path) == []
+
+
+def _limit_file_size(limit: int):
+    def apply():
+        # A full disk, as one process can have it: writes past `limit` bytes fail with
+        # EFBIG (the signal that would end the process instead is ignored).
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return apply
+
+
+@pytest.mark.parametrize("streamed", [True, False], ids=["streamed", "in-memory"])
+def test_a_full_disk_while_the_combatant_table_is_written_leaves_the_previous_pair(tmp_path, streamed):
+    out = tmp_path / "t.parquet"
+    code, _, err = _finish(_cli("run", YETI, "-n", 900, "--out", out), RUN_WITHIN_S)
+    assert code == 0, err
+    # 30,000 Yeti skirmishes: a skirmish table of about 200 kB, a combatant table of 900.
+    extra = [] if streamed else ["--report", tmp_path / "report"]
+    code, _, err = _finish(_cli("run", YETI, "-n", 30_000, "--out", out, *extra,
+                                preexec_fn=_limit_file_size(500_000)), RUN_WITHIN_S)
+    assert code in (1, 2), err
+    assert "File too large" in _one_paragraph(err)
+    _assert_matching_pair(out, 900)
+    assert _part_files(tmp_path) == []
+
+
+def test_a_combatant_table_that_is_a_folder_leaves_the_previous_skirmish_table(tmp_path):
+    """A bad path for the second table only: the first must not be replaced alone."""
+    out = tmp_path / "t.parquet"
+    code, _, err = _finish(_cli("run", YETI, "-n", 900, "--out", out), RUN_WITHIN_S)
+    assert code == 0, err
+    before = read_pair_id(out)
+    cb = tmp_path / "t.combatants.parquet"
+    cb.unlink()
+    cb.mkdir()
+    code, _, err = _finish(_cli("run", YETI, "-n", 1200, "--out", out), RUN_WITHIN_S)
+    assert code == 2, err
+    _one_paragraph(err)
+    assert read_pair_id(out) == before and _rows(out) == 900
+    assert _part_files(tmp_path) == []
+
+
+def test_report_refuses_a_skirmish_table_beside_another_runs_combatant_table(tmp_path):
+    """What a SIGKILL between the pair's two renames would leave (or a copy from another
+    run): `skirmish report` says so instead of mixing two runs."""
+    a, b = tmp_path / "a.parquet", tmp_path / "b.parquet"
+    for target, n in ((a, 900), (b, 600)):
+        code, _, err = _finish(_cli("run", YETI, "-n", n, "--out", target), RUN_WITHIN_S)
+        assert code == 0, err
+    code, _, err = _finish(_cli("report", a, "-o", tmp_path / "ok"), RUN_WITHIN_S)
+    assert code == 0, err
+    os.replace(tmp_path / "b.combatants.parquet", tmp_path / "a.combatants.parquet")
+    for given in (a, tmp_path / "a.combatants.parquet", tmp_path):
+        code, _, err = _finish(_cli("report", given, "-o", tmp_path / "mixed"), RUN_WITHIN_S)
+        assert code == 2, err
+        assert "were not written by the same run" in _one_paragraph(err)
+
+
+# ---------------------------------------------------------------- 2. names from file stems
+
+
+def test_scenario_files_named_with_dots_stay_inside_the_run_folder_and_the_out_folder(tmp_path):
+    """`...yaml` has the stem '..': its run folder was `--run-dir`'s parent."""
+    scenarios, runs, out = tmp_path / "s", tmp_path / "runs", tmp_path / "out"
+    scenarios.mkdir()
+    runs.mkdir()
+    text = (ROOT / YETI).read_text()
+    for name in ("...yaml", "..yaml", "yeti.yaml"):
+        (scenarios / name).write_text(text)
+    code, _, err = _finish(_cli("run", scenarios, "-n", 600, "--run-dir", runs / "x", "--out", out / "x", "-q"),
+                           RUN_WITHIN_S)
+    assert code == 0, err
+    assert [p.name for p in runs.iterdir()] == ["x"]
+    assert sorted(p.name for p in (runs / "x").iterdir()) == ["_", "__", "yeti"]
+    assert all((runs / "x" / name / "manifest.json").is_file() for name in ("_", "__", "yeti"))
+    assert [p.name for p in out.iterdir()] == ["x"]
+    assert sorted(p.name for p in (out / "x").iterdir()) == [
+        "_.combatants.parquet", "_.parquet", "__.combatants.parquet", "__.parquet",
+        "yeti.combatants.parquet", "yeti.parquet"]
+
+
+def test_two_scenarios_that_would_share_a_run_folder_are_refused_before_any_work(tmp_path):
+    scenarios = tmp_path / "s"
+    scenarios.mkdir()
+    text = (ROOT / YETI).read_text()
+    for name in ("...yaml", "__.yaml"):
+        (scenarios / name).write_text(text)
+    code, _, err = _finish(_cli("run", scenarios, "-n", 600, "--run-dir", tmp_path / "runs", "-q"), RUN_WITHIN_S)
+    assert code == 2, err
+    assert "would both be saved as '__'" in _one_paragraph(err)
+    assert not (tmp_path / "runs").exists()
+
+
+# ---------------------------------------------------------------- 3. --resume across versions
+
+
+def test_resume_refuses_a_run_folder_written_by_another_package_version(tmp_path):
+    run_dir = tmp_path / "run"
+    args = ("run", YETI, "-n", 900, "--seed", 3, "--run-dir", run_dir, "--summary-only", "--json")
+    code, _, err = _finish(_cli(*args), RUN_WITHIN_S)
+    assert code == 0, err
+    code, _, err = _finish(_cli(*args, "--resume"), RUN_WITHIN_S)  # the same version finishes it
+    assert code == 0, err
+    manifest = run_dir / "manifest.json"
+    data = json.loads(manifest.read_text())
+    assert data["package_version"] == sim.__version__
+    manifest.write_text(json.dumps({**data, "package_version": "0.0.1"}))
+    code, _, err = _finish(_cli(*args, "--resume"), RUN_WITHIN_S)
+    assert code == 2, err
+    line = _one_paragraph(err)
+    assert f"skirmish-sim 0.0.1, but this is skirmish-sim {sim.__version__}" in line
+    assert "start afresh with a new --run-dir" in line
+
+
+# ---------------------------------------------------------------- 4. the parent killed
+
+
+def _children(pid: int) -> list[tuple[int, str]]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            out.append((int(entry.name), cmdline))
+    return out
+
+
+def _loky_workers(pid: int) -> list[int]:
+    return [c for c, cmd in _children(pid) if "LokyProcess" in cmd]
+
+
+def _running(pid: int) -> bool:
+    try:
+        return "\nState:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("extra", [[], ["--summary-only"]], ids=["in-memory", "summary-only"])
+def test_workers_exit_when_their_parent_is_killed_with_sigkill(extra):
+    """They went on, about 530 MB each, 18 minutes later. The parent alone is killed, as
+    the OOM killer or `kill -9 PID` would: its workers must follow within seconds."""
+    # Output to nowhere: workers that outlive the parent would hold its pipes open, and
+    # reading them to the end would wait for as long as the workers live.
+    p = subprocess.Popen([sys.executable, "-c", LAUNCH, "run", LONG_RUN, "-n", "3000000", "-j", "2", *extra],
+                         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 60
+    while len(_loky_workers(p.pid)) < 2:
+        assert p.poll() is None and time.time() < deadline, "the run never got its two workers"
+        time.sleep(0.01)
+    time.sleep(0.5)  # both playing chunks
+    workers = _loky_workers(p.pid)
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    deadline = time.time() + 5
+    try:
+        while any(map(_running, workers)) and time.time() < deadline:
+            time.sleep(0.05)
+        assert not any(map(_running, workers)), "workers outlived their parent"
+    finally:
+        for w in workers:
+            if _running(w):
+                os.kill(w, signal.SIGKILL)
+
+
+
+# ---------------------------------------------------------------- 5. Ctrl-C at any moment
+
+# The launcher, with a mark once `sim.cli` is imported: Ctrl-C during `import sim` itself
+# (about half a second of pandas and numpy imports in sim/__init__.py, before any code
+# of the CLI runs) still prints Python's own traceback, which only sim/__init__.py or the
+# console script's entry point can prevent; the moments here are counted from the mark.
+LAUNCH_MARKED = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                 f"import sim.runner as r; r.CHUNK_SIZE = {CHUNK}; from sim.cli import main; "
+                 "open(sys.argv.pop(1), 'w').close(); main()")
+# (seconds after the mark, scenario, skirmishes, extra options): seeded moments over 0-3 s;
+# the short runs end within that time, so some interrupts land as the run exits.
+RNG = random.Random(33)
+INTERRUPTS = [(round(RNG.uniform(0, 3), 2), *run, opts)
+              for run, opts in zip([(LONG_RUN, LONG_N), (YETI, 20_000)] * 4 + [(LONG_RUN, LONG_N)] * 3,
+                                   [[], ["--out"], ["--run-dir", "--out"], ["--summary-only", "--run-dir"]] * 2
+                                   + [["--backend", "dask"], ["--backend", "dask", "--out"],
+                                      ["--backend", "dask", "--run-dir", "--out"]])]
+
+
+def _mismatched_pairs(folder: Path) -> list[str]:
+    bad = []
+    for cb in folder.rglob("*.combatants.parquet"):
+        sk = cb.with_name(cb.name.replace(".combatants.parquet", ".parquet"))
+        if not sk.exists() or read_pair_id(sk) != read_pair_id(cb) or _rows(cb) % max(_rows(sk), 1):
+            bad.append(str(cb))
+    return bad
+
+
+def test_ctrl_c_at_any_moment_of_a_parallel_run_is_one_paragraph_and_status_130(tmp_path):
+    """9 of 27 interrupts printed a traceback (while the run started, while its workers
+    started, as it exited), a dask run's 77 lines and 4 tracebacks; here each of 11
+    seeded moments, with and without --out and --run-dir, loky and dask."""
+    seen = []
+    for i, (delay, scenario, n, opts) in enumerate(INTERRUPTS):
+        case = tmp_path / str(i)
+        words = {"--out": ["--out", case / "out" / "t.parquet"], "--run-dir": ["--run-dir", case / "run"]}
+        args = [w for o in opts for w in words.get(o, [o])]
+        mark = case / "started"
+        case.mkdir()
+        p = subprocess.Popen([sys.executable, "-c", LAUNCH_MARKED, mark, "run", scenario, "-n", str(n), "-j", "2",
+                              *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+        _wait_for(mark.exists, p)
+        time.sleep(delay)
+        finished_first = p.poll() is not None
+        if not finished_first:
+            os.killpg(p.pid, signal.SIGINT)
+        code, _, err = _finish(p)
+        where = f"interrupt {i} ({delay} s, {scenario} -n {n} {' '.join(opts)})"
+        if finished_first:
+            assert code == 0, f"{where}: {err}"
+        else:
+            assert code == 130, f"{where}: status {code}: {err}"
+            assert "Traceback" not in err, f"{where}: {err}"
+            lines = [line for line in err.strip().splitlines() if line.strip()]
+            assert len(lines) == 1 and lines[0].startswith("interrupted"), f"{where}: {err}"
+        assert _mismatched_pairs(case) == [], where
+        assert [p.name for p in case.rglob(".*.part")] == [], where
+        seen.append(finished_first)
+    assert not all(seen), "every run ended before its interrupt"
