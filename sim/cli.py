@@ -43,7 +43,11 @@ def scenario_files(paths) -> list[Path]:
             files.extend(found)
         else:
             files.append(p)
-    return files
+    # The same file named twice (or by a folder and by name) is one scenario, played once.
+    unique = {}
+    for f in files:
+        unique.setdefault(f.resolve(), f)
+    return list(unique.values())
 
 
 def parse_assignments(items, option: str, form: str, example: str) -> dict:
