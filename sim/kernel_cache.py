@@ -62,7 +62,7 @@ class SourceLocator(caching._CacheLocator):
             return None
         # Ours even when the folder cannot be written: a read-only warm cache is read
         # where it is, and a compile that cannot be saved serves this process only
-        # (_save_or_say), never silently landing in ~/.cache/numba or a __pycache__.
+        # (_unwritable), never silently landing in ~/.cache/numba or a __pycache__.
         return cls(py_func, py_file)
 
 
@@ -80,36 +80,35 @@ def _ours(cache) -> bool:
     return isinstance(getattr(getattr(cache, "_impl", None), "locator", None), SourceLocator)
 
 
-def _load_or_heal(original):
-    def load_overload(self, sig, target_context):
+def _ours_guarded(original, errors, recover):
+    """Numba's cache method, with `recover(cache, error)` for our entries only."""
+    def method(self, *args):
         if not _ours(self):
-            return original(self, sig, target_context)
+            return original(self, *args)
         try:
-            return original(self, sig, target_context)
-        except Exception as e:  # a truncated or garbled index or entry: unpickling or rebuilding fails
-            index = Path(self._cache_file._index_path)
-            try:
-                index.unlink()  # else saving the fresh compile would read the damaged index again
-            except OSError:
-                pass
-            _say_once(f"note: a damaged compile-cache entry in {index.parent} ({type(e).__name__}) was "
-                      "set aside; those rules are being compiled again and the entry rewritten.")
-            return None
-    return load_overload
+            return original(self, *args)
+        except errors as e:
+            return recover(self, e)
+    return method
 
 
-def _save_or_say(original):
-    def save_overload(self, sig, data):
-        if not _ours(self):
-            return original(self, sig, data)
-        try:
-            return original(self, sig, data)
-        except OSError as e:
-            _say_once(f"note: the compile cache {compiled.cache_root()} cannot be written "
-                      f"({e.strerror or e}), so the rules compiled now serve this run only and the next run "
-                      "compiles them again. Point SKIRMISH_CACHE_DIR at a writable folder to keep them, "
-                      "e.g. SKIRMISH_CACHE_DIR=/tmp/skirmish-cache.")
-    return save_overload
+def _heal(cache, error) -> None:
+    # A truncated or garbled index or entry: unpickling or rebuilding it failed.
+    index = Path(cache._cache_file._index_path)
+    try:
+        index.unlink()  # else saving the fresh compile would read the damaged index again
+    except OSError:
+        pass
+    _say_once(f"note: a damaged compile-cache entry in {index.parent} ({type(error).__name__}) was "
+              "set aside; those rules are being compiled again and the entry rewritten.")
+    return None  # Numba compiles when nothing was loaded
+
+
+def _unwritable(cache, error) -> None:
+    _say_once(f"note: the compile cache {compiled.cache_root()} cannot be written "
+              f"({error.strerror or error}), so the rules compiled now serve this run only and the next run "
+              "compiles them again. Point SKIRMISH_CACHE_DIR at a writable folder to keep them, "
+              "e.g. SKIRMISH_CACHE_DIR=/tmp/skirmish-cache.")
 
 
 def install() -> None:
@@ -119,5 +118,5 @@ def install() -> None:
     if any(c.__name__ == SourceLocator.__name__ and c.__module__ == __name__ for c in classes):
         return
     classes.insert(0, SourceLocator)
-    caching.Cache.load_overload = _load_or_heal(caching.Cache.load_overload)
-    caching.Cache.save_overload = _save_or_say(caching.Cache.save_overload)
+    caching.Cache.load_overload = _ours_guarded(caching.Cache.load_overload, Exception, _heal)
+    caching.Cache.save_overload = _ours_guarded(caching.Cache.save_overload, OSError, _unwritable)

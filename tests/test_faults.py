@@ -26,55 +26,16 @@ import sim
 from sim import runner
 from sim.io import remove_stale_temporaries
 
-ROOT = Path(__file__).resolve().parents[1]
-YETI = "scenarios/gods_and_monsters/yeti.yaml"
-CHUNK = 300
-# A terminal's process has Ctrl-C at its default; a test runner started in the background
-# may have it ignored, which children inherit, so the launcher restores it.
-LAUNCH = ("import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
-          f"import sim.runner as r; r.CHUNK_SIZE = {CHUNK}; from sim.cli import main; main()")
-# A run still going 0.2 s after its second chunk: the compiled Yeti plays 6,000 skirmishes
-# in a few milliseconds, so the interrupt would land after the tables were written.
-LONG_RUN, LONG_N = "scenarios/gods_and_monsters/goblin_ambush.yaml", 60_000
-# An interrupted run exits in a fraction of a second; a hang never does. The bound is
-# that far above the usual so that a loaded machine cannot fail it; a whole run started
-# afresh gets the run's time, which no bound of the interrupt's kind should limit.
-EXIT_WITHIN_S = 60
-RUN_WITHIN_S = 600
+from tests.process_helpers import (CHUNK, LONG_N, LONG_RUN, ROOT, RUN_WITHIN_S, YETI, cli as _cli, finish as _finish,
+                                   one_paragraph as _one_paragraph, wait_for as _wait_for)
 
 
-def _cli(*args) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", LAUNCH, *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
 
-
-def _finish(p: subprocess.Popen, within_s: float = EXIT_WITHIN_S) -> tuple[int, str, str]:
-    try:
-        out, err = p.communicate(timeout=within_s)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        p.communicate()
-        pytest.fail(f"the CLI did not exit within {within_s} s")
-    return p.returncode, out, err
-
-
-def _wait_for(predicate, p: subprocess.Popen, timeout: float = 30) -> None:
-    deadline = time.time() + timeout
-    while not predicate():
-        assert p.poll() is None, "the run ended before the fault could be injected: " + p.stderr.read()
-        assert time.time() < deadline, "the run never got going"
-        time.sleep(0.01)
 
 
 def _finished_chunks(run_dir: Path) -> int:
     return len(list((run_dir / "chunks").glob("*.agg.npz"))) if (run_dir / "chunks").exists() else 0
 
-
-def _one_paragraph(err: str) -> str:
-    assert "Traceback" not in err, err
-    lines = [line for line in err.strip().splitlines() if line.strip()]
-    assert len(lines) == 1, err
-    return lines[0]
 
 
 def _leftovers(folder: Path) -> list[str]:
