@@ -17,7 +17,7 @@ from sim.rulesets.lifeforce.kduel_tables import duel_tables
 ACTION_NAMES = ("attack", "charge", "run", "grapple", "block", "opportunity", "hold", "step_back", "flee",
                 "stand", "recover")
 METRICS = {"chebyshev": 0, "alternating": 1, "manhattan": 2}
-COMPILE_ESTIMATE_S = 165  # a cold compile alone on one core of the 2-core machine (164 CPU-s)
+COMPILE_ESTIMATE_S = 305  # a cold compile alone on the idle 2-core machine: 305 CPU-s, 2.1 GB (December 2026)
 
 
 @dataclass
