@@ -168,8 +168,14 @@ def test_a_ruleset_fingerprint_follows_its_own_files_and_the_core_and_ignores_th
     after = fingerprint()
     assert after["lifeforce"] != before["lifeforce"]
     assert {n: after[n] for n in ("gods_and_monsters", "lens")} == {n: before[n] for n in ("gods_and_monsters", "lens")}
+    _append(tree / "rulesets" / "lens" / "__init__.py", "\n# read by lens/ktables (RULESET)\n")
+    lens_edit = fingerprint()
+    assert lens_edit["lens"] != after["lens"] and lens_edit["lifeforce"] == after["lifeforce"]
     _append(tree / "keyed.py", "\n# the dice, read by every ruleset\n")
-    assert all(v != after[n] for n, v in fingerprint().items())
+    dice_edit = fingerprint()
+    assert all(v != lens_edit[n] for n, v in dice_edit.items())
+    _append(tree / "jit.py", "\n# how every rule is compiled\n")
+    assert all(v != dice_edit[n] for n, v in fingerprint().items())
 
 
 @pytest.mark.parametrize("ruleset", ["gods_and_monsters", "lens", "lifeforce"])
