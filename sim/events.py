@@ -8,7 +8,7 @@ table of formats. Every other skirmish pays one comparison per site.
 from __future__ import annotations
 
 import numpy as np
-from sim.jit import inline
+from sim.jit import once
 
 WIDTH = 8  # code, round, and six values
 CAPACITY = 200_000
@@ -24,7 +24,7 @@ def no_buffer() -> tuple[np.ndarray, np.ndarray]:
     return np.zeros((0, WIDTH), dtype=np.int64), np.zeros(2, dtype=np.int64)
 
 
-@inline
+@once
 def emit(events, counts, code, rnd, a, b, c, d, e, f):
     i = counts[0]
     if i < events.shape[0]:

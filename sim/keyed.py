@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from sim.jit import inline
+from sim.jit import once
 
 _M32 = np.uint64(0xFFFFFFFF)
 _PHILOX_M0 = np.uint64(0xD2511F53)
@@ -47,7 +47,7 @@ MAX_SITE, MAX_ACTOR, MAX_K = 1 << SITE_BITS, 1 << ACTOR_BITS, 1 << K_BITS
 MAX_SKIRMISH = 1 << 40  # c0 holds 32 bits, the top byte of c3 the next 8
 
 
-@inline
+@once
 def philox4x32(c0, c1, c2, c3, k0, k1):
     """Philox4x32 with 10 rounds on uint64 values holding 32-bit words."""
     for _ in range(10):
@@ -59,7 +59,7 @@ def philox4x32(c0, c1, c2, c3, k0, k1):
     return c0, c1, c2, c3
 
 
-@inline
+@once
 def _counter(skirmish, rnd, site, actor, k, retry):
     sk = np.uint64(skirmish)
     c2 = ((np.uint64(site) << np.uint64(ACTOR_BITS)) | np.uint64(actor)) & _M32
@@ -67,7 +67,7 @@ def _counter(skirmish, rnd, site, actor, k, retry):
     return sk & _M32, np.uint64(rnd) & _M32, c2, c3
 
 
-@inline
+@once
 def _words(seed, skirmish, rnd, site, actor, k, retry):
     s = np.uint64(seed)
     sk = np.uint64(skirmish)
@@ -78,14 +78,14 @@ def _words(seed, skirmish, rnd, site, actor, k, retry):
     return philox4x32(c0, c1, c2, c3, s & _M32, s >> _U32)
 
 
-@inline
+@once
 def uniform(seed, skirmish, rnd, site, actor, k):
     """A float in [0, 1) with 53 random bits."""
     w0, w1, _, _ = _words(seed, skirmish, rnd, site, actor, k, 0)
     return float((w0 << np.uint64(21)) ^ (w1 >> np.uint64(11))) * _INV_2_53
 
 
-@inline
+@once
 def _lemire(word, sides, threshold):
     # (word * sides) >> 32 is uniform on 0..sides-1 once words whose low product falls
     # below `threshold` ((2**32 - sides) mod sides) are rejected.
@@ -95,7 +95,7 @@ def _lemire(word, sides, threshold):
     return np.int64(m >> _U32) + 1
 
 
-@inline
+@once
 def die(sides, seed, skirmish, rnd, site, actor, k):
     """One roll of a die with `sides` faces (1..sides), without modulo bias."""
     n = np.uint64(sides)
@@ -107,7 +107,7 @@ def die(sides, seed, skirmish, rnd, site, actor, k):
     return _die_checked(n, seed, skirmish, rnd, site, actor, k)
 
 
-@inline
+@once
 def _die_checked(n, seed, skirmish, rnd, site, actor, k):
     threshold = (_TWO_POW_32 - n) % n
     for retry in range(16):
@@ -124,7 +124,7 @@ def _die_checked(n, seed, skirmish, rnd, site, actor, k):
     return np.int64(1)  # unreachable in practice: sixty-four rejections in a row
 
 
-@inline
+@once
 def die_first_word(word, sides, seed, skirmish, rnd, site, actor, k):
     """die(sides, ..) given word 0 of its first evaluation (from blocks_into, b = k): the
     same number, evaluating again only when that word could be rejected."""
@@ -135,7 +135,7 @@ def die_first_word(word, sides, seed, skirmish, rnd, site, actor, k):
     return _die_checked(n, seed, skirmish, rnd, site, actor, k)
 
 
-@inline
+@once
 def dice(count, sides, bonus, seed, skirmish, rnd, site, actor, k0):
     """count d sides + bonus, the j-th die keyed k0 + j (a fixed expression without dice: bonus)."""
     total = np.int64(bonus)
@@ -144,13 +144,13 @@ def dice(count, sides, bonus, seed, skirmish, rnd, site, actor, k0):
     return total
 
 
-@inline
+@once
 def block(seed, skirmish, rnd, site, actor, b):
     """The four words of block b of a blocked site: numbers k = 4b .. 4b + 3."""
     return _words(seed, skirmish, rnd, site, actor, b, 0)
 
 
-@inline
+@once
 def blocks_into(words, actors, count, seed, skirmish, rnd, site, b):
     """words[q, j] = word q of block b of (site, actors[j]) for j < count (int64 arrays
     holding the 32-bit words): one branch-free loop over independent evaluations, which
@@ -173,13 +173,13 @@ def blocks_into(words, actors, count, seed, skirmish, rnd, site, b):
         words[0, j], words[1, j], words[2, j], words[3, j] = np.int64(c0), np.int64(c1), np.int64(c2), np.int64(c3)
 
 
-@inline
+@once
 def uniform_words(w0, w1):
     """A float in [0, 1) with 53 random bits from two words (as `uniform`)."""
     return float((w0 << np.uint64(21)) ^ (w1 >> np.uint64(11))) * _INV_2_53
 
 
-@inline
+@once
 def die_word(word, sides, seed, skirmish, rnd, site, actor, k):
     """Die k of a blocked site from its word (word k % 4 of block k // 4), unbiased: a
     rejected word gives way to the same word of the block under the next retry counter.
@@ -199,14 +199,14 @@ def die_word(word, sides, seed, skirmish, rnd, site, actor, k):
     return r if r > 0 else np.int64(1)  # sixteen rejections in a row: unreachable in practice
 
 
-@inline
+@once
 def die4(sides, seed, skirmish, rnd, site, actor, k):
     """Die k of a blocked site (1..sides)."""
     w = _words(seed, skirmish, rnd, site, actor, k // 4, 0)
     return die_word(w[k % 4], sides, seed, skirmish, rnd, site, actor, k)
 
 
-@inline
+@once
 def dice4(count, sides, bonus, seed, skirmish, rnd, site, actor, k0):
     """count d sides + bonus on a blocked site, die j being number k0 + j: one evaluation
     per four dice."""
@@ -223,7 +223,7 @@ def dice4(count, sides, bonus, seed, skirmish, rnd, site, actor, k0):
     return total
 
 
-@inline
+@once
 def pick(count, seed, skirmish, rnd, site, actor, k):
     """An index in 0..count-1, uniformly (count >= 1)."""
     return die(count, seed, skirmish, rnd, site, actor, k) - 1

@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from sim.errors import ScenarioError
-from sim.jit import inline
+from sim.jit import once
 
 (OP_CONST, OP_OBS, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_FLOORDIV, OP_MOD, OP_NEG,
  OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE, OP_AND, OP_OR, OP_NOT) = range(18)
@@ -140,7 +140,7 @@ def build_table(policies: list, observations: list[str], aliases: dict[str, str]
         rule_first=i32(rule_first), reads=reads, stack_size=depth + 1)
 
 
-@inline
+@once
 def _apply(code, a, b):
     if code == OP_ADD:
         return a + b
@@ -177,7 +177,7 @@ def _apply(code, a, b):
     return 1.0 if (a != 0.0 or b != 0.0) else 0.0  # OP_OR
 
 
-@inline
+@once
 def holds(op, arg, const, start, end, obs, stack):
     """Whether the program op/arg[start:end] is true for the observations `obs`."""
     top = 0
@@ -199,7 +199,7 @@ def holds(op, arg, const, start, end, obs, stack):
     return stack[0] != 0.0
 
 
-@inline
+@once
 def first_rule(op, arg, const, rule_code, rule_first, c, obs, stack):
     """The index of combatant c's first rule whose condition holds, or -1."""
     for r in range(rule_first[c], rule_first[c + 1]):

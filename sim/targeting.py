@@ -9,13 +9,13 @@ from __future__ import annotations
 
 
 from sim.policy import TARGET_MODES
-from sim.jit import inline
+from sim.jit import once
 
 RANDOM, WEAKEST, STRONGEST, FOCUS, NEAREST = (TARGET_MODES.index(m) for m in
                                               ("random", "weakest", "strongest", "focus", "nearest"))
 
 
-@inline
+@once
 def nth_candidate(cand, nth):
     """The column of the nth (from 0) true entry of cand."""
     seen = 0
@@ -27,7 +27,7 @@ def nth_candidate(cand, nth):
     return -1
 
 
-@inline
+@once
 def count(cand):
     m = 0
     for j in range(cand.shape[0]):
@@ -36,7 +36,7 @@ def count(cand):
     return m
 
 
-@inline
+@once
 def _extreme(cand, score, lowest, u):
     # The best score among candidates, ties broken by u among the tied ones.
     best = 0.0
@@ -59,7 +59,7 @@ def _extreme(cand, score, lowest, u):
     return -1
 
 
-@inline
+@once
 def choose(mode, cand, health, distance, focus, u):
     """The chosen column, or -1 when cand holds no candidate.
 

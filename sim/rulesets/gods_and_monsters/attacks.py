@@ -20,19 +20,19 @@ from sim.rulesets.gods_and_monsters.tables import (
     S_CSAVE, S_CSIDES, S_DBONUS, S_DCOUNT, S_DSIDES, S_OWNER, S_RANGED, STRAY, STRONG, UNAWARE, W_ACTION, W_ASLEEP,
     W_ATT_PEN, W_ATTACKS, W_BOUND, W_BUSY, W_COVERING, W_DEALT, W_DEF, W_FIRING, W_HELD, W_BLOCKED, W_HITS,
     W_HOLDING, W_LED, W_PDIRECT, W_PTAKEN, W_RDEALT, W_ROLL_PEN, W_STATUS, W_SURPRISED, W_TAKEN, W_UPSET)
-from sim.jit import inline, once, rule
+from sim.jit import once, rule
 from sim.rulesets.gods_and_monsters.schema import CALLED_SHOT_PENALTY, SURPRISED_ROLL_PENALTY  # noqa: F401
 
 EV_RIDER = 40  # riders of the attack line before: (sub, slot, value)
 R_KNOCKED, R_ROLLS_WITH, R_KILL, R_CARRIED, R_EXTRA_HIT, R_EXTRA_MISS = range(1, 7)
 
 
-@inline
+@once
 def slot_damage(seed, g, rnd, st, a, site):
     return max(keyed.dice(st[S_DCOUNT, a], st[S_DSIDES, a], st[S_DBONUS, a], seed, g, rnd, site, a, 0), 0)
 
 
-@inline
+@once
 def _slot_roll_damage(seed, g, rnd, SL, st, a):
     # The first die is the word kept from the slot's SLOT_ROLLS block, the rest follow it.
     count, sides = st[S_DCOUNT, a], st[S_DSIDES, a]
@@ -43,12 +43,12 @@ def _slot_roll_damage(seed, g, rnd, SL, st, a):
     return max(total, 0)
 
 
-@inline
+@once
 def immobile(W, c):
     return W[W_ASLEEP, c] or W[W_BOUND, c] or W[W_HELD, c] == HELD_IMMOBILIZED
 
 
-@inline
+@once
 def contest_wins(roll_a, score_a, roll_b, score_b, higher):
     """(a wins, b wins) of a contest of d20 roll-under rolls."""
     ok_a, ok_b = roll_a <= score_a, roll_b <= score_b
@@ -88,7 +88,7 @@ def kinds(W, SL, ct, st):
         SL[L_KIND, a] = kind
 
 
-@inline
+@once
 def not_defending(W, flags, rnd, o, t):
     """The level in NOT_DEFENDING: the best that applies ("these bonuses do not combine")."""
     level = 0
@@ -238,12 +238,12 @@ def _strays(seed, g, rnd, a, o, t, hit, called, need, roll, def_t, dealt, base_d
                 nth -= 1
 
 
-@inline
+@once
 def _evasion(W, ct, j):
     return ct[C_EVASION, j] - W[W_ROLL_PEN, j]
 
 
-@inline
+@once
 def _stray_hit(W, rnd, a, o, j, amount, tracing, ev, cnt):
     W[W_PTAKEN, j] += amount
     W[W_TAKEN, j] += amount

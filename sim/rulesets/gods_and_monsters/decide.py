@@ -18,17 +18,17 @@ from sim.rulesets.gods_and_monsters.tables import (
     S_ACTIONS, S_REACH, W_ACTION, W_ASLEEP, W_BOUND, W_CAST_LAST, W_COVERING, W_HELD, W_HOLDING, W_INJ, W_LAST_DEALT,
     W_LAST_TAKEN, W_RULE_SEEN, W_STATUS, W_SURPRISED, W_SURV, W_TMODE, W_VERVE, W_WHY, W_X, W_Y, WHY_BAD_ROUND,
     WHY_HEALTH, WHY_ROUT, WHY_SCRIPT, WHY_WITHDRAW_HEALTH, WITHDRAW, WITHDRAW_MOVE)
-from sim.jit import inline, once, rule
+from sim.jit import once, rule
 
 
-@inline
+@once
 def health_share(W, ct, c):
     return (W[W_VERVE, c] + W[W_SURV, c]) / (ct[C_VERVE, c] + ct[C_SURV, c])
 
 
 # Inlined: called once per combatant and round, the call itself was a tenth of a Yeti's
 # compiled time (benchmarks/profile_kernel.py).
-@inline
+@once
 def family_action(W, ct, cf, flags_sides, rnd, uses, c):
     """The policy family's action for a standing combatant c, and why (W_WHY)."""
     C = W.shape[1]
@@ -62,7 +62,7 @@ def family_action(W, ct, cf, flags_sides, rnd, uses, c):
     return ATTACK
 
 
-@inline
+@once
 def walks_this_round(W, ct, dist, j):
     """Whether j's movement mode walks it this round, from the positions at its start
     (moves.move_all's goals, before j's own decision: a guess that errs toward walking)."""

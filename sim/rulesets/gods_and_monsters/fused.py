@@ -30,7 +30,7 @@ from sim.rulesets.gods_and_monsters.tables import (
     W_ATTACKS, W_CAN_ACT, W_COVERING, W_DEALT, W_DEF, W_DOWN, W_DRAWN, W_HELD_BY, W_HITS, W_HOLDING, W_INJ,
     W_LAST_DEALT, W_LAST_TAKEN, W_PTAKEN, W_RDEALT, W_ROLL_PEN, W_STATUS, W_SURPRISED, W_SURV, W_TAKEN, W_TMODE,
     W_VERVE, W_WAKE, W_WAS_SURPRISED, W_WHY, W_X, W_Y, WITHDRAW)
-from sim.jit import inline, rule
+from sim.jit import once, rule
 
 MAX_FUSED = 63  # combatants an int64 bitmask holds
 
@@ -76,7 +76,7 @@ def play_core_chunk(seed, first, n, max_rounds, tab, out, W, SL, scratch, masks)
             o_verve[i, c], o_surv[i, c], o_inj[i, c] = W[W_VERVE, c], W[W_SURV, c], W[W_INJ, c]
 
 
-@inline
+@once
 def _fresh(seed, g, W, ct, flags, focus, masks, n_sur):
     # The rows a skirmish's rounds change, as kernel.play_chunk sets them; the standing mask.
     up = 0
@@ -102,7 +102,7 @@ def _fresh(seed, g, W, ct, flags, focus, masks, n_sur):
     return up
 
 
-@inline
+@once
 def _skirmish(seed, g, max_rounds, W, SL, ct, cf, st, flags, pair_mod, uses, focus, masks, up, need_focus, stalled):
     """(winner, rounds played) of one skirmish from its fresh state."""
     C, n_sides = W.shape[1], flags[G_SIDES]
@@ -134,7 +134,7 @@ def _skirmish(seed, g, max_rounds, W, SL, ct, cf, st, flags, pair_mod, uses, foc
     return UNFINISHED, played
 
 
-@inline
+@once
 def _begin(seed, g, rnd, W, ct, cf, flags, uses, up):
     """Snapping out of surprise, waking, deciding and constraining (reading the round's
     start), then fleeing and the modifiers (round._start .. round._modifiers)."""
@@ -169,7 +169,7 @@ def _begin(seed, g, rnd, W, ct, cf, flags, uses, up):
     return up
 
 
-@inline
+@once
 def _modifiers(seed, g, rnd, W, ct, flags, c, standing):
     s = W[W_SURPRISED, c]
     inj = W[W_INJ, c] if flags[G_INJ_ALL] else 0
@@ -188,7 +188,7 @@ def _modifiers(seed, g, rnd, W, ct, flags, c, standing):
     W[W_CAN_ACT, c] = standing and not lost and not W[W_ASLEEP, c] and attacking
 
 
-@inline
+@once
 def _focus(seed, g, rnd, W, ct, n_sides, focus, up):
     # round._update_focus on the standing mask.
     C = W.shape[1]
@@ -211,7 +211,7 @@ def _focus(seed, g, rnd, W, ct, n_sides, focus, up):
                     nth -= 1
 
 
-@inline
+@once
 def _strike(seed, g, rnd, W, ct, st, flags, pair_mod, focus, masks, up):
     """Every slot of a combatant who attacks picks a target in reach (of alternative
     weapons only the first that reaches one) and rolls its attack against the round's
@@ -263,7 +263,7 @@ def _strike(seed, g, rnd, W, ct, st, flags, pair_mod, focus, masks, up):
         W[W_RDEALT, o] += dealt
 
 
-@inline
+@once
 def _damage(seed, g, rnd, st, a, word):
     # attacks._slot_roll_damage: the first die from the slot's block, the rest after it.
     count, sides = st[S_DCOUNT, a], st[S_DSIDES, a]
@@ -274,7 +274,7 @@ def _damage(seed, g, rnd, st, a, word):
     return max(total, 0)
 
 
-@inline
+@once
 def _choose(mode, cand, W, focus, u):
     # targeting.choose on a bitmask; `nearest` under fixed distances ties all: random.
     if mode == targeting.FOCUS and focus >= 0 and (cand >> focus) & 1:
@@ -300,7 +300,7 @@ def _choose(mode, cand, W, focus, u):
     return -1
 
 
-@inline
+@once
 def _land(seed, g, rnd, W, ct, flags, up):
     """The blows land, the rolls to stay conscious (damage.apply_and_check, checks now),
     waking on damage, withdrawing, and the round's totals for the next decision."""
@@ -330,7 +330,7 @@ def _land(seed, g, rnd, W, ct, flags, up):
     return up
 
 
-@inline
+@once
 def _health_check(seed, g, rnd, c, W, ct, flags):
     # damage.health_check with k = 0 (the one phase of simultaneous resolution).
     inj, fort = W[W_INJ, c], ct[C_FORT, c]

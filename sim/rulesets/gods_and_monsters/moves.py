@@ -15,7 +15,7 @@ from sim.rulesets.gods_and_monsters.tables import (
     ADVANCE, C_KITE_CELLS, C_MAX_REACH, C_MOVE_CELLS, C_MOVE_MODE, C_SIDE, FAR, G_HEIGHT, G_METRIC, G_WIDTH, KITE,
     MOVE_GOAL, NEAREST, RANDOM, W_GOAL_AWAY, W_MAY_MOVE, W_GOAL_CLOSE, W_STATUS, W_SURV, W_TMODE, W_VERVE, W_X, W_Y,
     WITHDRAW_MOVE)
-from sim.jit import inline, once, rule
+from sim.jit import once, rule
 
 NX = np.array([1, -1, 0, 0, 1, 1, -1, -1], dtype=np.int64)
 NY = np.array([0, 0, 1, -1, 1, -1, 1, -1], dtype=np.int64)
@@ -23,7 +23,7 @@ TIE = 10_000
 NEVER_SCORE = 1 << 62
 
 
-@inline
+@once
 def metric(dx, dy, code):
     dx, dy = abs(dx), abs(dy)
     if code == 0:
@@ -41,7 +41,7 @@ def distances(W, dist, code):
             dist[i, j] = metric(W[W_X, i] - W[W_X, j], W[W_Y, i] - W[W_Y, j], code)
 
 
-@inline
+@once
 def _score(dx, dy, code, away):
     m = metric(dx, dy, code)
     return -m if away else m * TIE + dx * dx + dy * dy

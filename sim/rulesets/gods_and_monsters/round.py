@@ -32,7 +32,7 @@ from sim.rulesets.gods_and_monsters.tables import (
     W_LAST_TAKEN, W_LED, W_LOST, W_MAY_MOVE, W_MOVED, W_ON_HELD, W_PENDING, W_PRE_HELD, W_PX, W_PY, W_RDEALT,
     W_ROLL_PEN, W_RTAKEN, W_STAND0, W_STATUS, W_SURPRISED, W_SURV, W_TMODE, W_TYING, W_UPSET, W_VERVE, W_WAKE,
     W_WHY, W_X, W_Y, WITHDRAW)
-from sim.jit import inline, once, rule
+from sim.jit import once, rule
 
 
 @once
@@ -280,7 +280,7 @@ def _tying_and_leading(seed, g, rnd, W, ct, adj, tracing, ev, cnt):
                 k += 1
 
 
-@inline
+@once
 def _candidates(W, ct, st, dist, a, cand):
     o = st[S_OWNER, a]
     found = 0
@@ -291,7 +291,7 @@ def _candidates(W, ct, st, dist, a, cand):
     return found
 
 
-@inline
+@once
 def _reaches(W, ct, st, dist, a):
     """Whether slot a has a candidate (_candidates without filling them: stops at the first)."""
     o = st[S_OWNER, a]

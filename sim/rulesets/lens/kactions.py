@@ -111,7 +111,7 @@ from sim.rulesets.lens.ktables import (
     W_SIDES,
 )
 from sim.rulesets.lens.kvalue import attack_chance, blow_value, momentum_worth, offence_value, tag_gain, uses_spell
-from sim.jit import inline, once
+from sim.jit import once
 
 
 FLED = 3
@@ -154,7 +154,7 @@ def helpers(K, st, c, ability, ctx, ev, cnt):
     return out_a, out_i
 
 
-@inline
+@once
 def _help_pays(K, st, c, j, ability, kind):
     ci = K[0]
     tn = 99
@@ -174,7 +174,7 @@ def _help_pays(K, st, c, j, ability, kind):
     return change > momentum_worth(K, st, j)
 
 
-@inline
+@once
 def connects(K, st, c, eff, tgt, mask, spell, ctx, ev, cnt):
     """Whether an attack-like roll hits, paying a Sacrifice's second Momentum where it is taken.
     What the hit is worth (the default play's question) is worked out only when asked:
@@ -203,7 +203,7 @@ def connects(K, st, c, eff, tgt, mask, spell, ctx, ev, cnt):
     return hit
 
 
-@inline
+@once
 def tags_to_attach(K, st, c, tgt, budget):
     """How many weapon tags to attach: the family's count up to the cap and the Momentum,
     or, in the default play, each next tag while what it adds beats another attack."""
@@ -224,7 +224,7 @@ def tags_to_attach(K, st, c, tgt, budget):
     return min(max(k, 0), 6)
 
 
-@inline
+@once
 def _targets(K, st, c, reach, cand, spell, ctx, ev, cnt):
     """How many enemies can be attacked (marked in cand); fixed: when there are enemies in
     reach only at a 0% chance, none, and the turn ends."""
@@ -238,7 +238,7 @@ def _targets(K, st, c, reach, cand, spell, ctx, ev, cnt):
     return 0
 
 
-@inline
+@once
 def _pay(st, c, amount):
     st[MOM, c] -= amount
     st[SPENT, c] += amount
@@ -388,7 +388,7 @@ def move(K, st, c, mode, F, seed, ctx, ev, cnt):
         st[TURN_OVER, c] = 1
 
 
-@inline
+@once
 def _nothing_to_spend(K, st, c):
     """Whether a family's character (not scripted, not the default play) must hold: no
     Momentum beyond what it keeps for defence, and no free draught. Every character's

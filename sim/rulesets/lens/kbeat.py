@@ -61,14 +61,14 @@ from sim.rulesets.lens.ktables import (
     W_REACH,
 )
 from sim.rulesets.lens.kvalue import blows_expected, connect_chance, uses_spell
-from sim.jit import inline, once
+from sim.jit import once
 
 
 ATTACK, TAG_ATTACK, CAST_A, USE, MOVE_A, HOLD_A, FLEE = range(7)
 BEFORE, AFTER, AUTO = range(3)
 
 
-@inline
+@once
 def held(K, st, c):
     """Momentum c keeps back for defence now: the family's `hold` while blows may still come
     (before the monsters, or against enemy characters); the default play holds what the
@@ -81,7 +81,7 @@ def held(K, st, c):
     return ci[c, HOLD]
 
 
-@inline
+@once
 def spare(K, st, c):
     """Momentum an attack may spend on tags (a scripted attack piles on all it has)."""
     if K[0][c, SCRIPTED] == 1:
@@ -89,13 +89,13 @@ def spare(K, st, c):
     return st[MOM, c] - held(K, st, c)
 
 
-@inline
+@once
 def _reach_of(K, c, spell):
     ci = K[0]
     return ci[c, SPELL_RANGE] if spell else ci[c, W_REACH]
 
 
-@inline
+@once
 def candidates(K, st, c, reach, cand, need_chance, spell):
     """Mark the standing enemies within reach (and, fixed, with a chance to connect); how many."""
     ci, R = K[0], K[2]
@@ -112,14 +112,14 @@ def candidates(K, st, c, reach, cand, need_chance, spell):
     return found
 
 
-@inline
+@once
 def reads_scores(mode):
     """Whether targeting.choose reads health or distance in this mode (random and focus
     read neither), so that filling them can be left out."""
     return mode == targeting.WEAKEST or mode == targeting.STRONGEST or mode == targeting.NEAREST
 
 
-@inline
+@once
 def pick(K, st, c, mode, cand, m, F, seed, ctx, site, k):
     """The target among the m candidates; the keyed uniform that breaks ties or picks at
     random is drawn only when there are two or more."""
@@ -132,7 +132,7 @@ def pick(K, st, c, mode, cand, m, F, seed, ctx, site, k):
     return choose_counted(mode, cand, m, health, dist, focus_of(K, ctx)[K[0][c, SIDE]], u)
 
 
-@inline
+@once
 def choose_counted(mode, cand, m, health, dist, focus, u):
     """targeting.choose given m, the count of candidates, which their markers were counted
     into as they were written: choose counts them again with one vector load of the
@@ -203,7 +203,7 @@ def decide(K, P, st, c, F, ctx):
     return action
 
 
-@inline
+@once
 def observe(K, P, st, c, obs, frac, in_reach, ctx):
     ci, R = K[0], K[2]
     reads = P[2]
@@ -234,7 +234,7 @@ def observe(K, P, st, c, obs, frac, in_reach, ctx):
     _put(obs, reads, c, 15, enemies)
 
 
-@inline
+@once
 def _put(obs, reads, c, o, value):
     if reads[c, o]:
         obs[o] = float(value)

@@ -87,7 +87,7 @@ from sim.rulesets.lens.ktables import (
     W_SIDES,
 )
 from sim.rulesets.lens.kvalue import costly_branch, defence_saving, momentum_worth
-from sim.jit import inline, once, rule
+from sim.jit import once, rule
 
 
 ABJURE, MITIGATE, BLOCK, DODGE, PARRY = range(5)
@@ -96,7 +96,7 @@ MAX_BEATS = 64
 DEFENCE_ROOM = 2  # kcore.drawn_of's room for the first block of a blow's defence roll
 
 
-@inline
+@once
 def drop_one(K, mask):
     """Mitigation removes the first removable tag (one that inflicts a condition)."""
     tags = tag_table(K)
@@ -108,7 +108,7 @@ def drop_one(K, mask):
     return mask
 
 
-@inline
+@once
 def tag_conditions(K, mask):
     tags = tag_table(K)
     bits = 0
@@ -118,7 +118,7 @@ def tag_conditions(K, mask):
     return bits
 
 
-@inline
+@once
 def allowed(K, st, who, d, mask, missile, magical):
     ci, tags, R = K[0], tag_table(K), K[2]
     if ci[who, IS_CHAR] == 0 or not (ci[who, DEF_ALLOWED] >> d & 1) or (mask & tags[d]) != 0:
@@ -139,7 +139,7 @@ def allowed(K, st, who, d, mask, missile, magical):
             and not cond_any(K, cond, C_NO_WEAPON))
 
 
-@inline
+@once
 def choose_defence(K, st, who, tn, mean, mask, missile, magical, src):
     """The defence with the largest expected saving, -1 for none; a family with a fixed
     Momentum value reads the savings of a blow from src (kcore.blow_source) from its table."""
@@ -247,7 +247,7 @@ def defend(K, st, att, who, damage, mask, missile, magical, mean, blow, defendab
     return dmg
 
 
-@inline
+@once
 def _row_effects(K, st, att, who, d, row, blow, seed, ctx, ev, cnt):
     drows = drow_table(K)
     if drows[d * DEF_ROWS + row, DEF_COND] >= 0:

@@ -44,7 +44,7 @@ from sim.rulesets.lens.ktables import (
     R_VOID_LIMIT,
     R_ZERO_VOID,
 )
-from sim.jit import inline, rule
+from sim.jit import inline, once, rule
 
 (STATUS, BODYV, VOID, BRACKET, MOM, OWED, TURN_OVER, LOCKED, COND, FRESH, FORMED, PROGRESS, ITEMS, ATTACKS, HITS,
  DEALT, TAKEN, SPENT, DEFENCES, RECOVERED, DOWN_ROUND, EARLY, PX, PY, LOST, START_MOM) = range(26)
@@ -91,12 +91,12 @@ def slot_table(K):
     return K[0][K[2][R_OFF_SI]:]
 
 
-@inline
+@once
 def slot_mean(K, s):
     return K[1][K[2][R_OFF_SMEAN] + s, 0]
 
 
-@inline
+@once
 def blow_source(K, att, blow, magical):
     """Which of the savings table's sources a blow comes from: its monster attack slot (a
     monster's blow is keyed by its slot), else the attacker's weapon or spell."""
@@ -170,7 +170,7 @@ def drawn_of(K, st, ctx):
     return ctx[a:a + 4 * N_DRAWN]
 
 
-@inline
+@once
 def draw_ahead(dr, q, seed, ctx, site, actor, b):
     """Block b of (site, actor) into room q of dr, to be read (drawn) where it is used.
 
@@ -183,7 +183,7 @@ def draw_ahead(dr, q, seed, ctx, site, actor, b):
     dr[4 * q], dr[4 * q + 1], dr[4 * q + 2], dr[4 * q + 3] = np.int64(w0), np.int64(w1), np.int64(w2), np.int64(w3)
 
 
-@inline
+@once
 def drawn(dr, q):
     return np.uint64(dr[4 * q]), np.uint64(dr[4 * q + 1]), np.uint64(dr[4 * q + 2]), np.uint64(dr[4 * q + 3])
 
@@ -218,13 +218,13 @@ def policy_views(P):
             PI[PI[5]:PI[6]], P[2])
 
 
-@inline
+@once
 def emit(ev, cnt, ctx, code, a, b, c, d, e, f):
     if ctx[TRACING]:
         events.emit(ev, cnt, code, ctx[RND], a, b, c, d, e, f)
 
 
-@inline
+@once
 def roll_dice(count, sides, bonus, seed, ctx, site, actor, k0):
     """count d sides + bonus, die j being number k0 + j of a blocked site: one Philox
     evaluation serves four dice (sim/keyed.py)."""
@@ -234,7 +234,7 @@ def roll_dice(count, sides, bonus, seed, ctx, site, actor, k0):
                       site, actor, k0)
 
 
-@inline
+@once
 def roll_drawn(w, count, sides, bonus, seed, ctx, site, actor, k0):
     """roll_dice given the words w of its first block (k0 a multiple of 4), drawn ahead
     (draw_ahead): the same total."""
@@ -249,12 +249,12 @@ def roll_drawn(w, count, sides, bonus, seed, ctx, site, actor, k0):
     return total
 
 
-@inline
+@once
 def _face(word, sides, seed, ctx, site, actor, k):
     return keyed.die_word(word, sides, seed, ctx[SK], ctx[RND], site, actor, k) if sides > 0 else 0
 
 
-@inline
+@once
 def challenge(K, who, ability, tn, assist, interfere, seed, ctx, site, actor, k0, ev, cnt):
     """Efforts (0 Botch .. 3 Triumph) of character `who` rolling `ability` against `tn`.
 
@@ -266,7 +266,7 @@ def challenge(K, who, ability, tn, assist, interfere, seed, ctx, site, actor, k0
                            ev, cnt)
 
 
-@inline
+@once
 def challenge_drawn(K, who, ability, tn, assist, interfere, w, seed, ctx, site, actor, k0, ev, cnt):
     """challenge given the words w of its first block, drawn ahead (draw_ahead)."""
     ab, R = ability_row(K, who, ability), K[2]
@@ -299,7 +299,7 @@ def challenge_drawn(K, who, ability, tn, assist, interfere, w, seed, ctx, site, 
     return eff
 
 
-@inline
+@once
 def _quality(eff, t, d1, d2, h0, h1, h2, has1, has2, tn, mod):
     # The roller puts the tool's modifier on the die where it helps most (or hurts least).
     if mod > 0:
@@ -320,7 +320,7 @@ def _quality(eff, t, d1, d2, h0, h1, h2, has1, has2, tn, mod):
     return eff
 
 
-@inline
+@once
 def efforts_dist(p0, p1, p2, has1, has2):
     """Chances of 0..3 efforts from each die's chance of an effort (independent dice)."""
     q1 = p1 if has1 else 0.0
@@ -331,7 +331,7 @@ def efforts_dist(p0, p1, p2, has1, has2):
     return b, s, 1.0 - b - s - t, t
 
 
-@inline
+@once
 def die_hits(sides, tn):
     """Chance that one die of `sides` faces reaches `tn`."""
     if sides <= 0:
@@ -340,7 +340,7 @@ def die_hits(sides, tn):
     return min(max(good, 0), sides) / sides
 
 
-@inline
+@once
 def helped_chances(K, who, ability, tn, assist, interfere):
     """(Botch, Sacrifice, Success, Triumph) chances of a roll with an Assist / Interfere die.
 
@@ -356,7 +356,7 @@ def helped_chances(K, who, ability, tn, assist, interfere):
     return efforts_dist(p0, die_hits(training, tn), die_hits(third, tn), training > 0, training > 0 and third > 0)
 
 
-@inline
+@once
 def chances(K, who, ability, tn):
     R = K[2]
     k = min(max(tn, 0), MAX_TN - 1)
@@ -364,7 +364,7 @@ def chances(K, who, ability, tn):
     return p[0], p[1], p[2], p[3]
 
 
-@inline
+@once
 def harm(K, st, who, amount, ctx, ev, cnt):
     """Damage into Body, the excess into Void."""
     ci, R = K[0], K[2]
@@ -389,7 +389,7 @@ def harm(K, st, who, amount, ctx, ev, cnt):
     emit(ev, cnt, ctx, E_HARM, who, amount, st[BODYV, who], ci[who, BODY], st[VOID, who], state if down else -1)
 
 
-@inline
+@once
 def inflict(st, who, bits, why, ctx, ev, cnt):
     if bits == 0:
         return
@@ -398,7 +398,7 @@ def inflict(st, who, bits, why, ctx, ev, cnt):
     emit(ev, cnt, ctx, E_COND, who, bits, why, 0, 0, 0)
 
 
-@inline
+@once
 def inflict_tags(st, att, who, bits, ctx, ev, cnt):
     """The conditions a blow's tags apply, counted for the attacker."""
     if bits == 0:
@@ -414,7 +414,7 @@ def inflict_tags(st, att, who, bits, ctx, ev, cnt):
 
 # The two scans below stop at the last condition held: most combatants hold none, and
 # they run at every beat, blow and round start.
-@inline
+@once
 def cond_loss(K, bits, col):
     """Sum of a condition-table column over the conditions in `bits` (bits >= 0)."""
     cond = cond_table(K)
@@ -427,7 +427,7 @@ def cond_loss(K, bits, col):
     return total
 
 
-@inline
+@once
 def cond_losses(K, bits):
     """cond_loss of C_LOSS and of C_ATTACKS, in one scan."""
     cond = cond_table(K)
@@ -441,7 +441,7 @@ def cond_losses(K, bits):
     return mom, attacks
 
 
-@inline
+@once
 def cond_any(K, bits, col):
     cond = cond_table(K)
     k = 0
@@ -452,7 +452,7 @@ def cond_any(K, bits, col):
     return False
 
 
-@inline
+@once
 def single_loss(K, k):
     """Momentum the condition with index k (-1: none) costs next round."""
     if k < 0:
@@ -460,7 +460,7 @@ def single_loss(K, k):
     return cond_table(K)[k, C_LOSS]
 
 
-@inline
+@once
 def distance(K, st, i, j):
     """Cells between combatants i and j (0 when everyone is engaged)."""
     R = K[2]
@@ -469,7 +469,7 @@ def distance(K, st, i, j):
     return metric(R[R_METRIC], st[PX, i] - st[PX, j], st[PY, i] - st[PY, j])
 
 
-@inline
+@once
 def metric(kind, dx, dy):
     dx, dy = abs(dx), abs(dy)
     if kind == 0:
@@ -479,7 +479,7 @@ def metric(kind, dx, dy):
     return max(dx, dy) + min(dx, dy) // 2
 
 
-@inline
+@once
 def free_cell(K, st, who, x, y):
     """Whether (x, y) is inside the grid and nobody standing but `who` is there."""
     R = K[2]
@@ -491,7 +491,7 @@ def free_cell(K, st, who, x, y):
     return True
 
 
-@inline
+@once
 def any_free_neighbour(K, st, who):
     """Whether free_neighbours would be above 0, stopping at the first free cell."""
     for k in range(8):
@@ -500,7 +500,7 @@ def any_free_neighbour(K, st, who):
     return False
 
 
-@inline
+@once
 def free_neighbours(K, st, who):
     n = 0
     for k in range(8):
@@ -509,7 +509,7 @@ def free_neighbours(K, st, who):
     return n
 
 
-@inline
+@once
 def dodge_step(K, st, who, seed, ctx, site, blow, ev, cnt):
     """Dodge's free step to an open neighbouring square, chosen with one uniform (drawn
     only when there is a choice)."""
@@ -589,7 +589,7 @@ def walk(K, st, i, goal, budget, stop, ctx, ev, cnt):
     return moved
 
 
-@inline
+@once
 def soak(K, who, damage, mask, magical):
     """A monster's Armor Rating off a connecting blow (not spells, not armour-piercing tags)."""
     ci, R = K[0], K[2]

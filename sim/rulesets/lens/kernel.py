@@ -131,7 +131,7 @@ from sim.rulesets.lens.ktables import (
     TIMING,
     TIMING_SET,
 )
-from sim.jit import inline, once, rule
+from sim.jit import once, rule
 
 
 BEFORE, AFTER, AUTO = range(3)
@@ -149,7 +149,7 @@ START_KEYS = ("body_left", "void", "conditions", "items_left")
 SNAP_ROWS = np.array((STATUS, BODYV, VOID, COND, PX, PY, ITEMS, PROGRESS, FORMED, OWED), dtype=np.int64)
 
 
-@inline
+@once
 def _surprised(K, i, rnd, fixed):
     """Whether combatant i loses this round to surprise: the first side (party_surprised) or
     the others (monsters_surprised); before the fix, every character or every monster."""
@@ -441,7 +441,7 @@ def _begin(K, st, has_start, start, row, zi, seed, ctx, ev, cnt):
         emit(ev, cnt, ctx, E_SURPRISE, R[R_SURPRISE], 0, 0, 0, 0, 0)
 
 
-@inline
+@once
 def _winner(K, st):
     """The side still standing, DRAW when nobody stands, -3 while two or more sides stand."""
     ci = K[0]
@@ -454,7 +454,7 @@ def _winner(K, st):
     return side if side >= 0 else DRAW
 
 
-@inline
+@once
 def _unchanged(st, snap):
     same = True
     for r in range(SNAP_ROWS.shape[0]):

@@ -66,25 +66,25 @@ from sim.rulesets.lens.ktables import (
     W_MISSILE,
     W_REACH,
 )
-from sim.jit import inline, rule
+from sim.jit import once, rule
 
 
 ACTIVE_FROM = 2  # Block, Dodge and Parry cost a Momentum; Abjure and Mitigate do not
 
 
-@inline
+@once
 def connect_chance(K, c, ability, tn, take):
     pb, ps, pg, pt = chances(K, c, ability, tn)
     return pg + pt + (ps if take else 0.0)
 
 
-@inline
+@once
 def uses_spell(K, c):
     ci = K[0]
     return ci[c, HAS_SPELL] == 1 and (ci[c, CAST] == 1 or ci[c, HAS_WEAPON] == 0)
 
 
-@inline
+@once
 def blow_value(K, c, j, mask):
     """Expected damage of c's connecting blow on j (its weapon or spell), after armour."""
     ci, cf, R = K[0], K[1], K[2]
@@ -121,7 +121,7 @@ def target_defence(K, c, j, mask, mean, magical):
     return best
 
 
-@inline
+@once
 def attack_chance(K, c, j):
     """c's chance to connect with j (a Sacrifice counted as half: it costs a second Momentum)."""
     ci, R = K[0], K[2]
@@ -149,7 +149,7 @@ def offence_value(K, st, c):
     return best if best > 0 else best_any
 
 
-@inline
+@once
 def momentum_worth(K, st, c):
     """A Momentum of c's now: Recovery (1 Body while hurt) or, for a character who still acts
     this round, an attack."""
@@ -160,7 +160,7 @@ def momentum_worth(K, st, c):
     return max(recover, offence_value(K, st, c))
 
 
-@inline
+@once
 def row_value(K, d, row, mean, armor, mv, with_conditions):
     """Damage a defence row saves against a blow of mean damage `mean`, less its costs."""
     drows = drow_table(K)
@@ -179,7 +179,7 @@ def row_value(K, d, row, mean, armor, mv, with_conditions):
     return v
 
 
-@inline
+@once
 def costly_branch(K, ev, take, d, mean, armor, mv, with_conditions):
     """Whether a Sacrifice takes its "or" branch: by value under the default play, else the policy's flag."""
     if not ev:
@@ -187,7 +187,7 @@ def costly_branch(K, ev, take, d, mean, armor, mv, with_conditions):
     return row_value(K, d, 4, mean, armor, mv, with_conditions) > row_value(K, d, 1, mean, armor, mv, with_conditions)
 
 
-@inline
+@once
 def defence_saving(K, who, d, ability, tn, mean, mv, take, ev):
     """Expected damage defence d saves, less the Momentum it costs (exact outcome chances)."""
     ci, R = K[0], K[2]
@@ -203,7 +203,7 @@ def defence_saving(K, who, d, ability, tn, mean, mv, take, ev):
     return v
 
 
-@inline
+@once
 def condition_value(K, st, j, bits):
     """What newly inflicted conditions cost their bearer next round: Momentum for a character
     (1 Body each, say), attacks of its mean damage for a monster. Already fresh ones add nothing."""
@@ -217,7 +217,7 @@ def condition_value(K, st, j, bits):
     return lost * cf[j, SLOT_MEAN]
 
 
-@inline
+@once
 def tag_gain(K, st, c, j, mask_before, mask_after):
     """Expected damage an extra tag adds to a blow that connects: conditions and armour pierced."""
     tags = tag_table(K)
@@ -226,7 +226,7 @@ def tag_gain(K, st, c, j, mask_before, mask_after):
     return gain + blow_value(K, c, j, mask_after) - blow_value(K, c, j, mask_before)
 
 
-@inline
+@once
 def _conditions(tags, mask):
     bits = 0
     for k in range(4):
@@ -235,7 +235,7 @@ def _conditions(tags, mask):
     return bits
 
 
-@inline
+@once
 def blows_expected(K, st, c):
     """Monster blows expected at c before its next action: each attack that can reach it
     spread evenly over the enemies it can reach."""

@@ -10,7 +10,8 @@ from sim.rulesets.lens.kcore import N_DRAWN, NST
 from sim.rulesets.lens.kvalue import fill_savings
 from sim.rulesets.lens.ktables import OBSERVATIONS, R_SIDES, build_tables, pack
 
-COMPILE_ESTIMATE_S = 404  # a cold compile alone on the idle 2-core machine: 404 CPU-s, 0.9 GB (December 2026)
+# A cold compile on one core of the 2-core machine, the other core busy (107.5 CPU-s; the old code read 419 there).
+COMPILE_ESTIMATE_S = 110
 
 
 def _tables(setup):

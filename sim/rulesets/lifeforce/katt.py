@@ -31,7 +31,7 @@ from sim.rulesets.lifeforce.layout import (
     S_STATUS, S_STUNTED, S_TAKEN, S_THREAT_BY, S_THREAT_LEFT, S_TRACK,
     W_AP, W_ARMOURED, W_D_BONUS, W_D_COUNT, W_D_SIDES, W_LOADING, W_RANGE, W_REACH, W_SKILL, W_STRIKE, W_TABLE,
     W_UNARMED)
-from sim.jit import inline, once
+from sim.jit import once
 
 (SITE_ROLLOFF, SITE_ATTACK, SITE_DAMAGE, SITE_SHIELD, SITE_STUNT_CHECK, SITE_GRAPPLE, SITE_TARGET, SITE_PLACE,
  SITE_DUAL) = range(1, 10)
@@ -52,7 +52,7 @@ Q_MOVER, Q_TRIGGER, Q_DIST = 0, 1, 2  # a pending scan: the mover, what it did, 
 # that value: calls pass np.int64 / np.bool_ so each step compiles once.
 
 
-@inline
+@once
 def cond_mask(S, c):
     """Bit k set while c has condition k (tables.CONDITION_NAMES order), all nine at once:
     the usual creature, with none, costs one test in cond_sum and cond_allows."""
@@ -69,7 +69,7 @@ def cond_mask(S, c):
     return m
 
 
-@inline
+@once
 def mask_sum(COND, m, col):
     """The column's total over the conditions whose bits are set in m."""
     total = 0
@@ -82,12 +82,12 @@ def mask_sum(COND, m, col):
     return total
 
 
-@inline
+@once
 def cond_sum(S, COND, c, col):
     return mask_sum(COND, cond_mask(S, c), col)
 
 
-@inline
+@once
 def cond_allows(S, COND, c, col):
     """Moves / begins: no condition c has forbids it."""
     m = cond_mask(S, c)
@@ -100,22 +100,22 @@ def cond_allows(S, COND, c, col):
     return True
 
 
-@inline
+@once
 def melee_weapon(K, S, c):
     return K[c, K_UNARMED_W] if S[c, S_DISARMED] else K[c, K_MELEE_W]
 
 
-@inline
+@once
 def is_enemy(K, a, b):
     return K[a, K_SIDE] != K[b, K_SIDE]
 
 
-@inline
+@once
 def flat_footed(K, G, c):
     return K[c, K_SURPRISED] != 0 and G[1] == 1
 
 
-@inline
+@once
 def can_react(K, R, COND, S, who, block):
     """(by a readied action, by the Reaction) for a Shield Block or an Attack of Opportunity."""
     mode = R[R_REACTION_MODE]  # 0 both, 1 reaction only, 2 ap only
@@ -128,7 +128,7 @@ def can_react(K, R, COND, S, who, block):
     return readied and free, reaction and free
 
 
-@inline
+@once
 def end_grapple(S, who):
     p = S[who, S_PARTNER]
     S[who, S_PARTNER], S[who, S_TRACK], S[who, S_DOMINANT] = -1, 0, 0
@@ -137,7 +137,7 @@ def end_grapple(S, who):
     # `contesting` stays: whoever contested this phase does nothing else in it.
 
 
-@inline
+@once
 def knock_down(R, S, G, who, ev, cnt):
     if S[who, S_HP] <= 0 and S[who, S_STATUS] == STANDING:
         dead = R[R_AT_ZERO_DEAD] != 0
@@ -148,14 +148,14 @@ def knock_down(R, S, G, who, ev, cnt):
             emit(ev, cnt, E.EV_DOWN, G[1], who, S[who, S_HP], 1 if dead else 0, 0, 0, 0)
 
 
-@inline
+@once
 def times_half(value, mult2):
     """value x mult2 / 2 truncated toward zero (criticals: 1.5 is 3/2, 2 is 4/2)."""
     v = value * mult2
     return v // 2 if v >= 0 else -((-v) // 2)
 
 
-@inline
+@once
 def _second_target(T, X, G, seed, att, tgt, w):
     """Dual Strike: another standing enemy within 1 square of the target and in reach or
     range, at random among them, or -1."""
@@ -169,7 +169,7 @@ def _second_target(T, X, G, seed, att, tgt, w):
     return targeting.choose(targeting.RANDOM, CAND, HEALTH, DIST, -1, u)
 
 
-@inline
+@once
 def _applicable(K, W, R, S, att, tgt, w, s, second):
     if s == ST_RAPID:
         return W[w, W_LOADING] != 0
@@ -190,7 +190,7 @@ def _applicable(K, W, R, S, att, tgt, w, s, second):
     return True
 
 
-@inline
+@once
 def buy_stunts(T, X, G, seed, att, tgt, w, points, total):
     """Spend stunt points by worth (kstunts) or in the buying order; returns Dual Strike's
     second target or -1."""
@@ -221,12 +221,12 @@ def buy_stunts(T, X, G, seed, att, tgt, w, points, total):
     return second if BOUGHT[ST_DUAL] > 0 else -1
 
 
-@inline
+@once
 def _check_die(R, G, seed, att, ordinal, j):
     return keyed.die(R[R_ATTACK_DIE], seed, G[0], G[1], SITE_STUNT_CHECK, att, ordinal * 4 + j)
 
 
-@inline
+@once
 def apply_stunts(T, X, G, seed, ev, cnt, att, tgt, w, total, ordinal):
     """Effects of the stunts in BOUGHT; a Skirmish step queues the Attacks of Opportunity it provokes."""
     K, W, R = T[0], T[1], T[2]
@@ -304,7 +304,7 @@ def queue_scan(PK, mover, trigger):
     return anyone
 
 
-@inline
+@once
 def damage_dice(W, w, words, seed, G, att, ordinal):
     """The weapon's damage: up to three dice from words 1-3 of the attack's block, more
     from blocks of their own (SITE_DAMAGE, 64 numbers an attack)."""
@@ -317,7 +317,7 @@ def damage_dice(W, w, words, seed, G, att, ordinal):
     return total
 
 
-@inline
+@once
 def strike(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, stunts, verb):
     """One attack: roll, stunts, damage, Shield Block. Returns Dual Strike's second target or -1."""
     K, W, R, COND, SBW = T[0], T[1], T[2], T[3], T[4]
@@ -390,7 +390,7 @@ def strike(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, stunts, ve
     return second
 
 
-@inline
+@once
 def attack(T, X, G, seed, ev, cnt, att, tgt, w, off_bonus, dmg_bonus, verb):
     """A full attack: the blow, its Dual Strike, who goes down, then the Attacks of
     Opportunity it provoked (a Skirmish step), each of them full attacks in turn."""
@@ -452,14 +452,14 @@ def run_scans(PK):
     Q[0, 0] = 0
 
 
-@inline
+@once
 def opportunity_attacks(T, X, G, seed, ev, cnt, mover, trigger):
     """Attacks of Opportunity on `mover`, from the distances staged in Q[0, Q_DIST:]."""
     if queue_scan(X[XP], mover, np.int64(trigger)):
         run_scans(X[XP])
 
 
-@inline
+@once
 def grapple_mod(K, R, c, initiator):
     """Athletics, plus the generalised Offence for whoever `grapple_offence_bonus` gives it."""
     bonus = R[R_GRAPPLE_BONUS]  # 0 both, 1 initiator, 2 none

@@ -20,7 +20,7 @@ from sim.rulesets.lifeforce.layout import (
     S_DISARMED, S_DOMINANT, S_HP, S_PARTNER, S_PREP_ACTION, S_PREP_AP, S_PREP_TARGET, S_PRONE,
     S_REACTION_LEFT, S_READY, S_STATUS, S_TARGET, S_THREAT_BY, S_TRACK, S_X, S_Y,
     W_RANGE, W_REACH, W_UNARMED)
-from sim.jit import inline, once
+from sim.jit import once
 
 ATTACK, CHARGE, RUN, GRAPPLE, BLOCK, OPPORTUNITY, HOLD, STEP_BACK, FLEE, STAND, RECOVER = range(11)
 STEADY, CHARGER, SKIRMISHER, GUARDIAN, GRAPPLER = range(5)
@@ -34,23 +34,23 @@ OBSERVATIONS = ("round", "phase", "hp", "health", "distance", "target_distance",
 FAR = grid.FAR
 
 
-@inline
+@once
 def no_prep(action):
     """Choices that prepare nothing and keep what is prepared."""
     return action == HOLD or action == STEP_BACK or action == FLEE
 
 
-@inline
+@once
 def targeted(action):
     return action == ATTACK or action == CHARGE or action == GRAPPLE
 
 
-@inline
+@once
 def noise(G, seed, a, purpose):
     return keyed.uniform(seed, G[0], G[1], A.SITE_TARGET, a, G[2] * 8 + purpose)
 
 
-@inline
+@once
 def tie_noise(CAND, G, seed, a, purpose):
     """noise() where it can matter: with fewer than two candidates every mode's choice is
     the same whatever the draw, so it is not drawn (the same choices, fewer evaluations)."""
@@ -76,7 +76,7 @@ def pick_target(PK, G, seed, a, mode):
     return chosen
 
 
-@inline
+@once
 def nearest_enemy(K, S, D, a):
     best, best_d = -1, FAR
     for j in range(S.shape[0]):
@@ -85,7 +85,7 @@ def nearest_enemy(K, S, D, a):
     return best
 
 
-@inline
+@once
 def nearest_within(T, X, G, seed, a, reach, purpose):
     """The nearest standing enemy within `reach` of a, ties broken at random, or -1."""
     K = T[0]
@@ -97,7 +97,7 @@ def nearest_within(T, X, G, seed, a, reach, purpose):
     return targeting.choose(targeting.NEAREST, CAND, HEALTH, DIST, -1, tie_noise(CAND, G, seed, a, purpose))
 
 
-@inline
+@once
 def update_target(T, X, G, seed, a):
     """Keep a standing target (forced by Threaten or a grapple), else re-pick; returns why it changed."""
     K, W = T[0], T[1]
@@ -131,7 +131,7 @@ def update_target(T, X, G, seed, a):
     return why if cur != before else E.WHY_NEW_TARGET
 
 
-@inline
+@once
 def threats_declared(K, S, a):
     n = 0
     for j in range(S.shape[0]):
@@ -141,7 +141,7 @@ def threats_declared(K, S, a):
     return n
 
 
-@inline
+@once
 def block_in_time(T, X, a):
     """Whether a Shield Block begun now (2 AP) is ready before every declared attack on `a`
     lands: otherwise answering a threat throws away a phase for nothing."""
@@ -210,7 +210,7 @@ def observe(PK, G, a, nearest):
         OBS[o] = v
 
 
-@inline
+@once
 def plan(T, X, G, seed, a, why_target):
     """(action, movement mode, whom to move toward / away from, stop distance, why) for a's turn."""
     K, W, R, COND = T[0], T[1], T[2], T[3]
@@ -282,7 +282,7 @@ def plan(T, X, G, seed, a, why_target):
     return desired, move, goal, stop, why
 
 
-@inline
+@once
 def _guard(T, X, G, seed, a, in_reach, reach, shoots, d, rng, prep, pap):
     """Hold ground; strike what comes into reach, else keep an action readied. A readied
     Attack of Opportunity is kept while an enemy in reach still has to move in."""

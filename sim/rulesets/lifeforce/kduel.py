@@ -33,7 +33,7 @@ from sim.rulesets.lifeforce import katt as A
 from sim.rulesets.lifeforce import kdecide as P
 from sim.rulesets.lifeforce import kstunts
 from sim.rulesets.lifeforce import tables as TB
-from sim.jit import inline, once, rule
+from sim.jit import once, rule
 from sim.rulesets.lifeforce.kstart import fresh_creature, new_round_creature
 from sim.rulesets.lifeforce.korder import DRAW, ROLL_OFFS, TWO_POW_MINUS_32, UNFINISHED, goes_before
 from sim.rulesets.lifeforce.kduel_tables import BUY_POINTS, BUY_STATES, N_DUEL_CONDITIONS, N_LIVE, N_MODS
@@ -68,7 +68,7 @@ def _die_word_rare(word, sides, seed, g, rnd, site, actor, k):
     return keyed.die_word(word, sides, seed, g, rnd, site, actor, k)
 
 
-@inline
+@once
 def _die_word(word, sides, seed, g, rnd, site, actor, k):
     """keyed.die_word: its first branch here, its rejection loop called."""
     m = np.uint64(word) * np.uint64(sides)
@@ -87,7 +87,7 @@ def _dice4(count, sides, bonus, seed, g, rnd, site, actor, k0):
     return keyed.dice4(count, sides, bonus, seed, g, rnd, site, actor, k0)
 
 
-@inline
+@once
 def _damage_dice(W, w, words, seed, g, rnd, att, ordinal, hit):
     """katt.damage_dice (on a miss, 0 for more than three dice: they would need their own blocks)."""
     count, sides = W[w, W_D_COUNT], W[w, W_D_SIDES]
@@ -101,7 +101,7 @@ def _damage_dice(W, w, words, seed, g, rnd, att, ordinal, hit):
     return total
 
 
-@inline
+@once
 def _buy_expected(PK, BOUGHT, att, tgt, w, points, total):
     """The default buyer (kstunts.buy_best) on the live state, as a bit mask."""
     kstunts.buy_best_called(PK, att, tgt, w, points, total, np.int64(-1))
@@ -137,7 +137,7 @@ def _control(PK, att, tgt, w, total, ordinal, mask):
             S[tgt, S_PRONE] = 1
 
 
-@inline
+@once
 def _conditions(S, c, live):
     """katt.cond_mask over DUEL_CONDITIONS (bit k for DUEL_CONDITIONS[k]), only the bits
     in `live` (the conditions that do something in the column asked about: LIVE). Six
@@ -149,13 +149,13 @@ def _conditions(S, c, live):
     return m & live
 
 
-@inline
+@once
 def _mods(S, MODS, c, col, live):
     """katt.cond_sum."""
     return MODS[col << N_DUEL_CONDITIONS | _conditions(S, c, live)]
 
 
-@inline
+@once
 def _may_react(K, R, S, who, block, live_begins):
     """katt.can_react: (by a readied action, by the Reaction)."""
     mode = R[R_REACTION_MODE]
@@ -171,7 +171,7 @@ def _may_react(K, R, S, who, block, live_begins):
 RECIP_LIMIT = 1 << 16
 
 
-@inline
+@once
 def _step_points(margin, step, recip):
     """margin // step by a multiply with recip = ceil(2**32 / step) (a 64-bit division
     waits some 15 cycles on the attack total): exact while margin and step are below
@@ -246,7 +246,7 @@ def _strike(PK, K, W, R, COND, SBW, S, BOUGHT, BUY, LIVE, recip, seed, g, rnd, a
         S[tgt, S_DOWN_ROUND] = rnd
 
 
-@inline
+@once
 def _plan(K, W, R, COND, NEED, S, POSN, LIVE, a, b, p, dist, reach, prep, pap):
     """kdecide.plan for the steady family one on one: (action, whether it walks)."""
     desired, walks = P.ATTACK, True
@@ -354,20 +354,20 @@ def _roll_offs(S, RU, seed, g, rnd):
         RU[c] = float(w[ROLL_OFFS]) * TWO_POW_MINUS_32
 
 
-@inline
+@once
 def _fresh(K, S):
     """kernel.init_skirmish's state for two creatures on fixed squares."""
     for c in range(2):
         fresh_creature(K, S, c)
 
 
-@inline
+@once
 def _new_round(S):
     for c in range(2):
         new_round_creature(S, c)
 
 
-@inline
+@once
 def _count_down_threats(S):
     for c in range(2):
         left = S[c, S_THREAT_LEFT]
@@ -376,7 +376,7 @@ def _count_down_threats(S):
         S[c, S_THREAT_BY] = S[c, S_THREAT_BY] if left > 0 else -1
 
 
-@inline
+@once
 def _outcome(K, S):
     up0, up1 = S[0, S_STATUS] == A.STANDING, S[1, S_STATUS] == A.STANDING
     if up0 and up1:

@@ -24,12 +24,12 @@ from sim.rulesets.lifeforce.layout import (
     OUTCOME_INDEX, R_CARRY, R_METRIC, R_N_SIDES, R_REROLL_EACH, R_STALL_CHECK,
     S_CONTESTING, S_DOMINANT, S_GCHECKED, S_HAST, S_HP, S_PARTNER, S_PREP_ACTION, S_PREP_AP, S_ROLL0, S_SLOW, S_STATUS,
     S_STUNTED, S_THREAT_BY, S_THREAT_LEFT, S_TRACK, S_X, S_Y, S_PRONE, S_DISARMED)
-from sim.jit import inline, rule
+from sim.jit import once, rule
 
 STALL_ROUNDS = 500  # as sim/engine.py: nothing changed for this long, nobody can hurt anybody
 
 
-@inline
+@once
 def roll_offs(X, G, seed, rnd):
     """Each creature's three d10 roll-offs and final tie-break from one Philox block: the
     d10s from words 0-2, a 32-bit uniform from word 3 (a tie there, 1 in 2**32, goes to
@@ -42,7 +42,7 @@ def roll_offs(X, G, seed, rnd):
         RU[c] = float(w[ROLL_OFFS]) * TWO_POW_MINUS_32
 
 
-@inline
+@once
 def turn_order(K, X):
     """Insertion sort of the creatures into ORDER (stable: equal keys keep index order)."""
     S, RU, ORDER, POSN = X[0], X[4], X[11], X[13]
@@ -60,7 +60,7 @@ def turn_order(K, X):
         POSN[ORDER[i]] = i
 
 
-@inline
+@once
 def start_phase(T, X, G, ev, cnt):
     """Both grapplers decide whether to contest; if neither does, the grapple ends."""
     K = T[0]
@@ -84,7 +84,7 @@ def start_phase(T, X, G, ev, cnt):
                 emit(ev, cnt, E.EV_GEND, G[1], c, 0, 0, 0, 0, 0)
 
 
-@inline
+@once
 def winner_now(T, S):
     """The side left standing, DRAW when none is, or UNFINISHED while two or more are."""
     K, R = T[0], T[2]
@@ -114,7 +114,7 @@ def trace_round(PK, G, ev, cnt, rnd):
         emit(ev, cnt, E.EV_POS, rnd, c, S[c, S_X], S[c, S_Y], S[c, S_STATUS], 0, 0)
 
 
-@inline
+@once
 def play_round(T, X, G, seed, ev, cnt, rnd):
     """One round; returns the winner code (UNFINISHED while the fight goes on)."""
     K, R = T[0], T[2]
@@ -154,7 +154,7 @@ def play_round(T, X, G, seed, ev, cnt, rnd):
     return result
 
 
-@inline
+@once
 def place(T, X, G, seed):
     """Starting cells: the layout's, and for scattered sides distinct cells of their zone
     drawn per skirmish (a partial Fisher-Yates shuffle with keyed picks)."""
@@ -178,7 +178,7 @@ def place(T, X, G, seed):
                 taken += 1
 
 
-@inline
+@once
 def init_skirmish(T, X, G, seed, START, i, has_start):
     K = T[0]
     S, D, FOCUS = X[0], X[1], X[5]
@@ -196,7 +196,7 @@ def init_skirmish(T, X, G, seed, START, i, has_start):
     roll_offs(X, G, seed, 0)
 
 
-@inline
+@once
 def fingerprint(S):
     """What a stall would leave unchanged (not the tallies that tick every round)."""
     h = 0

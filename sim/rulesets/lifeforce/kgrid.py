@@ -13,7 +13,7 @@ import numpy as np
 
 from sim.battlefield import SIDESTEPS
 from sim.rulesets.lifeforce.layout import S_STATUS, S_X, S_Y
-from sim.jit import inline, once
+from sim.jit import once
 
 CHEBYSHEV, ALTERNATING, MANHATTAN = 0, 1, 2
 FAR = 1 << 20
@@ -22,7 +22,7 @@ _NX = np.array([1, -1, 0, 0, 1, 1, -1, -1], dtype=np.int64)
 _NY = np.array([0, 0, 1, -1, 1, -1, 1, -1], dtype=np.int64)
 
 
-@inline
+@once
 def metric(dx, dy, kind):
     dx, dy = abs(dx), abs(dy)
     if kind == CHEBYSHEV:
@@ -32,7 +32,7 @@ def metric(dx, dy, kind):
     return max(dx, dy) + min(dx, dy) // 2  # 1-2-1: every second diagonal costs two
 
 
-@inline
+@once
 def refresh(S, D, who, kind):
     """Distances from `who` after it moved (every metric is symmetric)."""
     for j in range(S.shape[0]):
@@ -41,18 +41,18 @@ def refresh(S, D, who, kind):
         D[j, who] = d
 
 
-@inline
+@once
 def refresh_all(S, D, kind):
     for i in range(S.shape[0]):
         refresh(S, D, i, kind)
 
 
-@inline
+@once
 def sign(v):
     return 1 if v > 0 else (-1 if v < 0 else 0)
 
 
-@inline
+@once
 def _blocked(S, who, x, y):
     for j in range(S.shape[0]):
         if j != who and S[j, S_STATUS] == 0 and S[j, S_X] == x and S[j, S_Y] == y:
@@ -128,7 +128,7 @@ def walk(S, who, goal, allowance, stop, away, kind, width, height):
     return spent
 
 
-@inline
+@once
 def line(S, who, ddx, ddy, allowance, width, height):
     """Straight along (ddx, ddy) up to `allowance` cells, stopping before an obstacle or the edge."""
     moved = 0
@@ -143,7 +143,7 @@ def line(S, who, ddx, ddy, allowance, width, height):
     return moved
 
 
-@inline
+@once
 def line_steps(x, y, ddx, ddy, tx, ty, reach, limit):
     """Squares along a straight line from (x, y) until (tx, ty) is within `reach` (Chebyshev
     on each axis), or 0 if it never is within `limit` squares (a charge goes straight)."""

@@ -17,7 +17,8 @@ from sim.rulesets.lifeforce.kduel_tables import duel_tables
 ACTION_NAMES = ("attack", "charge", "run", "grapple", "block", "opportunity", "hold", "step_back", "flee",
                 "stand", "recover")
 METRICS = {"chebyshev": 0, "alternating": 1, "manhattan": 2}
-COMPILE_ESTIMATE_S = 305  # a cold compile alone on the idle 2-core machine: 305 CPU-s, 2.1 GB (December 2026)
+# A cold compile on one core of the 2-core machine, the other core busy (179.1 CPU-s; the old code read 341 there).
+COMPILE_ESTIMATE_S = 180
 
 
 @dataclass

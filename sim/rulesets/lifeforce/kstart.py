@@ -3,13 +3,13 @@
 fights."""
 from __future__ import annotations
 
-from sim.jit import inline
+from sim.jit import once
 from sim.rulesets.lifeforce.layout import (
     K_HASTENED, K_HP, K_SLOWED, S_HAST, S_HASTE_BONUS, S_HP, S_LOADED, S_NATT, S_NBLK, S_NGRAP, S_PARTNER,
     S_PREP_ACTION, S_PREP_TARGET, S_REACTION_LEFT, S_SEIZE, S_SLOW, S_TARGET, S_THREAT_BY)
 
 
-@inline
+@once
 def fresh_creature(K, S, c):
     """Row c of S as a skirmish starts: every count 0, full hit points, the scenario's
     Hastened / Slowed, a Reaction and a loaded weapon, nothing prepared or targeted."""
@@ -22,7 +22,7 @@ def fresh_creature(K, S, c):
     S[c, S_THREAT_BY], S[c, S_PARTNER] = -1, -1
 
 
-@inline
+@once
 def new_round_creature(S, c):
     """Row c of S as a round starts: a fresh Reaction and fresh counts of the round's
     attacks, blocks and grapples (the k of their keyed numbers)."""

@@ -26,7 +26,7 @@ from sim.rulesets.lifeforce.layout import (
     R_ATTACK_DIE, R_DS_DEFENCES, R_INITIATOR_D100, R_LOADING_AP, R_RECOVER_AP, R_STAND_AP,
     S_DISARMED, S_DS, S_HP,
     W_AP, W_ARMOURED, W_D_BONUS, W_D_COUNT, W_D_SIDES, W_RANGE, W_REACH, W_SKILL, W_TABLE)
-from sim.jit import inline, once
+from sim.jit import once
 
 MULTS = (2, 3, 4)  # twice the damage multiplier: none, Minor Critical, Major Critical
 DS_BLOWS = 0.5  # the target's blows expected before the attacker's next turn
@@ -67,7 +67,7 @@ def expected_damage(K: np.ndarray, W: np.ndarray, SBW: np.ndarray, crit_before: 
     return out
 
 
-@inline
+@once
 def hit_chance(die, offence, defence):
     """P(roll of 1..die + offence > defence)."""
     need = defence - offence
@@ -78,7 +78,7 @@ def hit_chance(die, offence, defence):
     return (die - need) / die
 
 
-@inline
+@once
 def _chance(T, G, S, a, b, w):
     K, W, COND = T[0], T[1], T[3]
     melee = W[w, W_RANGE] == 0
@@ -88,7 +88,7 @@ def _chance(T, G, S, a, b, w):
     return hit_chance(T[2][R_ATTACK_DIE], offence, defence)
 
 
-@inline
+@once
 def _weapon_on(T, X, a, b, w_melee):
     K, W = T[0], T[1]
     S, D = X[0], X[1]
@@ -98,14 +98,14 @@ def _weapon_on(T, X, a, b, w_melee):
     return w_melee
 
 
-@inline
+@once
 def per_blow(T, X, G, a, b, w):
     """a's expected damage per attack on b with weapon w: hit chance times damage of a hit."""
     EV, nw = T[19], T[1].shape[0]
     return _chance(T, G, X[0], a, b, w) * EV[a * nw + w, b * 3]
 
 
-@inline
+@once
 def worth(T, X, G, att, tgt, w, total, second, s):
     """Expected damage stunt s is worth on this hit (0 where it cannot help)."""
     K, W, R, COND, EV = T[0], T[1], T[2], T[3], T[19]
@@ -153,7 +153,7 @@ def worth(T, X, G, att, tgt, w, total, second, s):
     return 0.0  # Threaten, Skirmish
 
 
-@inline
+@once
 def buy_best(T, X, G, att, tgt, w, points, total, second):
     """Fill BOUGHT with the affordable combination of helping stunts worth the most (at
     most one critical; ties go to the first subset found, counting down)."""

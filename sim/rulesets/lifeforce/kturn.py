@@ -21,7 +21,7 @@ from sim.rulesets.lifeforce.layout import (
     S_NGRAP, S_PARTNER, S_PREP_ACTION, S_PREP_AP, S_PREP_TARGET, S_PRONE, S_READY, S_STATUS, S_TARGET, S_TRACK,
     S_X, S_Y, S_DOWN_ROUND,
     W_LOADING, W_RANGE, W_REACH, W_UNARMED)
-from sim.jit import inline, once, rule
+from sim.jit import once, rule
 
 TIE_RETRIES = 16  # rerolled ties: sixteen in a row is as good as never
 
@@ -61,7 +61,7 @@ def take_turn(PK, a):
     act(T, X, G, seed, ev, cnt, a, desired)
 
 
-@inline
+@once
 def declare(T, X, G, ev, cnt, a, desired, why, why_target):
     """Begin a new preparation where the choice differs from it; returns the action the turn works on."""
     R = T[2]
@@ -108,7 +108,7 @@ def declare(T, X, G, ev, cnt, a, desired, why, why_target):
     return desired
 
 
-@inline
+@once
 def do_move(T, X, G, seed, ev, cnt, a, desired, move, goal, stop):
     K, W, R = T[0], T[1], T[2]
     S, D, Q = X[0], X[1], X[2]
@@ -143,7 +143,7 @@ def do_move(T, X, G, seed, ev, cnt, a, desired, move, goal, stop):
     A.opportunity_attacks(T, X, G, seed, ev, cnt, a, A.TRIGGER_MOVES)
 
 
-@inline
+@once
 def act(T, X, G, seed, ev, cnt, a, desired):
     """One more action point; the prepared action is made once it has its Activation Time."""
     K, W, R, NEED = T[0], T[1], T[2], T[17]
@@ -200,7 +200,7 @@ def act(T, X, G, seed, ev, cnt, a, desired):
         S[a, S_PREP_AP] = need  # fully prepared, it waits until it can be made
 
 
-@inline
+@once
 def weapon_attack(T, X, G, seed, ev, cnt, a, tgt, w, ranged):
     W = T[1]
     S, D, Q = X[0], X[1], X[2]
@@ -216,7 +216,7 @@ def weapon_attack(T, X, G, seed, ev, cnt, a, tgt, w, ranged):
     A.attack(T, X, G, seed, ev, cnt, a, tgt, w, 0, 0, A.VERB_ATTACK)
 
 
-@inline
+@once
 def charge(T, X, G, seed, ev, cnt, a, tgt, in_reach, mw):
     """The charge's attack: +10 Offence and +2 damage against the target, or any enemy in reach."""
     W = T[1]
@@ -229,7 +229,7 @@ def charge(T, X, G, seed, ev, cnt, a, tgt, in_reach, mw):
         emit(ev, cnt, E.EV_NO_CHARGE, G[1], a, 0, 0, 0, 0, 0)
 
 
-@inline
+@once
 def _grapple_die(T, G, seed, a, ordinal, k):
     return keyed.die(T[2][R_ATTACK_DIE], seed, G[0], G[1], A.SITE_GRAPPLE, a, ordinal * 64 + k)
 
@@ -268,7 +268,7 @@ def engage(PK, a, tgt, adjacent):
         grapple_check(X[XP], a)
 
 
-@inline
+@once
 def _kept(first, second, advantage):
     if advantage > 0:
         return max(first, second)
