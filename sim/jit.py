@@ -1,6 +1,9 @@
-"""The three ways a compiled rule is compiled, for every kernel (docs/architecture.md,
+"""The four ways a compiled rule is compiled, for every kernel (docs/architecture.md,
 "Compiled kernels").
 
+- `kernel`: an entry point Python calls (a chunk of skirmishes, a table fill). The only
+  kind that is optimized as a whole and turned into machine code, with everything it
+  calls inlined or linked into it, and cached on disk.
 - `inline`: a small helper, inlined into its caller's Numba IR, so typed again at every
   call site. Cheap for a few lines; inlining whole rules this way made kernels whose
   compile took many minutes and gigabytes (the Lens: 547 CPU-s, 2.6 GB). Kept only for
@@ -15,18 +18,23 @@
 `once` and `rule` are typed on the kinds of their arguments (int64, not the literal 3 a
 call site passes): otherwise each constant at each call site is a separate compile of
 the callee. Helpers are `once` even when tiny: typed once, where `inline` typed them at
-every call site (a Gods & Monsters compile: 200 -> 80 CPU-s, 1.5 -> 0.5 GB; see
-docs/performance.md, "Compile cost").
+every call site. And `once` and `rule` compile for linking only (sim/link_only.py): their
+IR reaches machine code only inside the kernel that calls them, where Numba would
+otherwise optimize and emit each one again at every level of the call graph above it.
+Together, a Gods & Monsters compile went from 216 to 36 CPU-s (docs/performance.md,
+"Compile cost"). A Python call of a `once` or a `rule` (a test's) still works: it
+compiles that function the plain way.
 
-All three cache their machine code (in the folder sim/compiled.py chooses) and compile
-without Numba's runtime (`_nrt=False`): an allocation inside a kernel is then a compile
-error, and no reference counting slows the array-heavy loops.
+All compile without Numba's runtime (`_nrt=False`): an allocation inside a kernel is
+then a compile error, and no reference counting slows the array-heavy loops. What is
+cached goes to the folder sim/compiled.py chooses.
 """
 from __future__ import annotations
 
 from numba import njit
 
 from sim import kernel_cache
+from sim.link_only import link_only
 
 # Before the first decorator below is applied: it files every kernel's cache by content.
 kernel_cache.install()
@@ -55,5 +63,6 @@ def _typed_by_kind(compile_with):
     return decorate
 
 
-once = _typed_by_kind(njit(cache=True, nogil=True, forceinline=True, _nrt=False))
-rule = _typed_by_kind(njit(cache=True, nogil=True, forceinline=False, _nrt=False))
+once = _typed_by_kind(link_only(cache=True, nogil=True, forceinline=True, _nrt=False))
+rule = _typed_by_kind(link_only(cache=True, nogil=True, forceinline=False, _nrt=False))
+kernel = njit(cache=True, nogil=True, _nrt=False)

@@ -15,10 +15,10 @@ from sim.rulesets.gods_and_monsters.tables import (
     EV_SURPRISE, EV_UNFINISHED, G_CORE, G_METRIC, G_SIDES, G_SLEEPERS, L_FREE_USED, L_LOADED, NEVER, P_USES, PLACE,
     S_LOADED0, SURPRISE, W_ASLEEP, W_ATTACKS, W_HITS, W_TAKEN, W_CAST_LAST, W_COVERING, W_DEALT, W_DOWN, W_DRAWN,
     W_HELD_BY, W_HOLDING, W_INJ, W_STATUS, W_SURPRISED, W_SURV, W_VERVE, W_WAKE, W_WAS_SURPRISED, W_X, W_Y)
-from sim.jit import rule
+from sim.jit import kernel, rule
 
 
-@rule
+@kernel
 def play_chunk(seed, first, n, max_rounds, tab, pol, zone, zone_ptr, start, out, W, SL, scratch, zbuf,
                trace_skirmish, ev, cnt, masks):
     flags, ct, cf, st, sp, pair_mod, close_reach, cell_size = tab

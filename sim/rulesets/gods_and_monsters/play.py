@@ -14,9 +14,9 @@ START_KEYS = ("verve", "survival", "injuries", "status", "surprised")
 CONDITION_KEYS = ("asleep", "bound", "held", "held_by", "holding", "drawn", "loaded", "spell_uses")
 COLUMNS = ("attacks", "hits", "damage_dealt", "damage_taken", "final_state", "down_round", "surprised",
            "verve_left", "survival_left", "injuries")
-# A cold compile on one core of the 2-core machine, the other core busy
-# (81.5 CPU-s; the old code read 200 there, 114 alone).
-COMPILE_ESTIMATE_S = 80
+# A cold compile on the idle 2-core machine: 36 CPU-s (December
+# 2026; 216 before the compile-cost work, docs/performance.md "Compile cost").
+COMPILE_ESTIMATE_S = 40
 _DTYPES = {"final_state": np.int8, "surprised": np.int8}  # the rest int32
 
 

@@ -8,7 +8,6 @@ Recovery. The kernel plays skirmish after skirmish of a chunk, each to its end.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from sim import keyed, policy_vm
 from sim.rulesets.lens.kactions import FLED, beat
@@ -131,7 +130,7 @@ from sim.rulesets.lens.ktables import (
     TIMING,
     TIMING_SET,
 )
-from sim.jit import once, rule
+from sim.jit import kernel, once, rule
 
 
 BEFORE, AFTER, AUTO = range(3)
@@ -466,7 +465,7 @@ def _unchanged(st, snap):
     return same
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@kernel
 def play_kernel(K, P, seed, first, n, max_rounds, has_start, start, out, winner, rounds, stalled, st, snap, ctx, F,
                 zi, ev, cnt, traced):
     """Play skirmishes first .. first + n - 1 into out (columns OUT_COLUMNS, (k, n, C)),

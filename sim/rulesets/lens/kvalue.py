@@ -66,7 +66,7 @@ from sim.rulesets.lens.ktables import (
     W_MISSILE,
     W_REACH,
 )
-from sim.jit import once, rule
+from sim.jit import kernel, once, rule
 
 
 ACTIVE_FROM = 2  # Block, Dodge and Parry cost a Momentum; Abjure and Mitigate do not
@@ -258,7 +258,7 @@ def blows_expected(K, st, c):
     return total
 
 
-@rule
+@kernel
 def fill_savings(K, C):
     """Write kcore.savings_row for every defender whose Momentum value is fixed (all but the
     default play's): what a defence saves depends then only on the defender and the blow's

@@ -10,8 +10,9 @@ from sim.rulesets.lens.kcore import N_DRAWN, NST
 from sim.rulesets.lens.kvalue import fill_savings
 from sim.rulesets.lens.ktables import OBSERVATIONS, R_SIDES, build_tables, pack
 
-# A cold compile on one core of the 2-core machine, the other core busy (107.5 CPU-s; the old code read 419 there).
-COMPILE_ESTIMATE_S = 110
+# A cold compile on the idle 2-core machine: 47 CPU-s (December
+# 2026; 404 before the compile-cost work, docs/performance.md "Compile cost").
+COMPILE_ESTIMATE_S = 50
 
 
 def _tables(setup):

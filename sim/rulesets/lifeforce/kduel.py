@@ -26,7 +26,6 @@ than the arithmetic it skips.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from sim import keyed
 from sim.rulesets.lifeforce import katt as A
@@ -384,7 +383,7 @@ def _outcome(K, S):
     return K[0, K_SIDE] if up0 else (K[1, K_SIDE] if up1 else DRAW)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@rule
 def play_duel_chunk(PK, BUY, first, max_rounds, OUT, WIN, ROUNDS):
     """kernel.play_chunk for a duel chunk (no trace, no start, no stall watch)."""
     T, X = unpack(PK)

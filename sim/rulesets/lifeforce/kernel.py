@@ -7,7 +7,6 @@ turn in order, and Threatened counts down.
 """
 from __future__ import annotations
 
-from numba import njit
 
 from sim import keyed
 from sim.events import emit
@@ -24,7 +23,7 @@ from sim.rulesets.lifeforce.layout import (
     OUTCOME_INDEX, R_CARRY, R_METRIC, R_N_SIDES, R_REROLL_EACH, R_STALL_CHECK,
     S_CONTESTING, S_DOMINANT, S_GCHECKED, S_HAST, S_HP, S_PARTNER, S_PREP_ACTION, S_PREP_AP, S_ROLL0, S_SLOW, S_STATUS,
     S_STUNTED, S_THREAT_BY, S_THREAT_LEFT, S_TRACK, S_X, S_Y, S_PRONE, S_DISARMED)
-from sim.jit import once, rule
+from sim.jit import kernel, once, rule
 
 STALL_ROUNDS = 500  # as sim/engine.py: nothing changed for this long, nobody can hurt anybody
 
@@ -207,7 +206,7 @@ def fingerprint(S):
     return h
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@kernel
 def play_chunk(P, first, max_rounds, traced, START, has_start, OUT, WIN, ROUNDS, STALLED, duel, DUEL_BUY):
     """Skirmishes first .. first + len(WIN) - 1, each to its end or max_rounds. OUT is
     (column, skirmish, combatant) so that each outcome column is one contiguous block;
