@@ -196,14 +196,15 @@ def check_backend(backend: str, scheduler: str | None) -> str:
 def dask_client(scheduler: str | None, jobs: int, scratch: str | None = None):
     """A dask.distributed Client: on the scheduler given, else on a new local cluster.
 
-    The local cluster listens on loopback only, has no dashboard, and keeps its spill
+    The local cluster listens on loopback only, serves no dashboard nor any other HTTP
+    (sim/dask_local.py), and keeps its spill
     space in `scratch` (a temporary folder when not given). It speaks mutual TLS with a
     certificate made for this run and held in memory only: a cluster runs whatever
     tasks it is sent, and loopback alone would let any local user's process connect.
     A remote scheduler is secured by its operator (docs/scaling.md); `Client` picks up
     the TLS settings of the dask configuration.
     """
-    from distributed import Client, LocalCluster
+    from distributed import Client
     if scheduler:
         try:
             client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
@@ -224,12 +225,10 @@ def dask_client(scheduler: str | None, jobs: int, scratch: str | None = None):
             # Its processes start with Ctrl-C held (sigint_held): interrupted while they
             # imported, each printed a traceback, and the nannies a few more.
             with sigint_held():
-                cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=jobs > 1, protocol="tls",
-                                       host="127.0.0.1", scheduler_port=0, dashboard_address=None,
-                                       security=security, local_directory=tmp,
-                                       # Its workers' own logs too (other processes): after a
-                                       # Ctrl-C they reported scratch folders already removed.
-                                       silence_logs=logging.CRITICAL)
+                from sim.dask_local import local_cluster
+                # silence_logs: its workers' own logs too (other processes): after a
+                # Ctrl-C they reported scratch folders already removed.
+                cluster = local_cluster(jobs, security, tmp, silence_logs=logging.CRITICAL)
                 client = Client(cluster, security=security)
             yield client
         except BaseException:

@@ -14,6 +14,7 @@ import os
 import random
 import resource
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -308,3 +309,65 @@ def test_ctrl_c_at_any_moment_of_a_parallel_run_is_one_paragraph_and_status_130(
         assert [p.name for p in case.rglob(".*.part")] == [], where
         seen.append(finished_first)
     assert not all(seen), "every run ended before its interrupt"
+
+
+DASHBOARD_PORT = 8787  # distributed's default, where the scheduler served its pages
+
+
+def _listening_ports(pid: int) -> set[int]:
+    import psutil
+    root = psutil.Process(pid)
+    ports = set()
+    for proc in [root, *root.children(recursive=True)]:
+        try:
+            ports |= {c.laddr.port for c in proc.net_connections(kind="tcp") if c.status == psutil.CONN_LISTEN}
+        except psutil.Error:
+            pass  # a worker that exited meanwhile
+    return ports
+
+
+def _answers_http(port: int) -> bool:
+    """Whether plain HTTP on 127.0.0.1:`port` gets an HTTP response (the scheduler's info
+    pages, worker logs and call stacks, or a worker's metrics); a TLS comm port drops it."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+            s.sendall(b"GET /info/main/workers.html HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+            return s.recv(5) == b"HTTP/"
+    except OSError:  # refused, reset or timed out
+        return False
+
+
+def test_a_dask_run_serves_no_dashboard_nor_any_http(monkeypatch):
+    """The local cluster served its dashboard's info pages (worker logs, call stacks) and
+    a JSON API unauthenticated on 127.0.0.1:8787, though started with dashboard_address=None
+    and documented as having no dashboard; each worker served metrics on a port of its own.
+    Probed from inside a real two-process dask run, while its chunks are played."""
+    pytest.importorskip("distributed")
+    from sim import runner
+    monkeypatch.setattr(runner, "CHUNK_SIZE", 500)  # several chunks, so both worker processes start
+    taken_before = _answers_http(DASHBOARD_PORT)  # another program's, on a shared machine
+    seen = []
+
+    def probe(_k):
+        if not seen:
+            ports = _listening_ports(os.getpid())
+            seen.append((ports, {port for port in ports if _answers_http(port)}))
+
+    result = sim.run(YETI, n=3000, seed=5, jobs=2, backend="dask", progress=probe)
+    assert len(result.skirmishes) == 3000
+    (ports, http), = seen
+    assert len(ports) >= 3, ports  # the scheduler's comm and each worker's (and nanny's): the cluster was up
+    assert DASHBOARD_PORT not in ports
+    assert http == set(), f"ports {sorted(http)} of the run's cluster answer HTTP"
+    if not taken_before:
+        assert not _answers_http(DASHBOARD_PORT)
+
+
+def test_the_local_dask_clusters_client_has_no_dashboard(tmp_path):
+    pytest.importorskip("distributed")
+    from sim.backends import dask_client
+    with dask_client(None, 2, str(tmp_path)) as client:
+        assert client.dashboard_link == ""  # what distributed gives when no scheduler service is "dashboard"
+        assert client.scheduler_info()["services"] == {}
+        per_worker = client.run(lambda dask_worker: dict(dask_worker.services))
+        assert len(per_worker) == 2 and all(services == {} for services in per_worker.values()), per_worker
