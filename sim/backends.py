@@ -196,14 +196,15 @@ def check_backend(backend: str, scheduler: str | None) -> str:
 def dask_client(scheduler: str | None, jobs: int, scratch: str | None = None):
     """A dask.distributed Client: on the scheduler given, else on a new local cluster.
 
-    The local cluster listens on loopback only, has no dashboard, and keeps its spill
+    The local cluster listens on loopback only, serves no dashboard nor any other HTTP
+    (sim/dask_local.py), and keeps its spill
     space in `scratch` (a temporary folder when not given). It speaks mutual TLS with a
     certificate made for this run and held in memory only: a cluster runs whatever
     tasks it is sent, and loopback alone would let any local user's process connect.
     A remote scheduler is secured by its operator (docs/scaling.md); `Client` picks up
     the TLS settings of the dask configuration.
     """
-    from distributed import Client, LocalCluster
+    from distributed import Client
     if scheduler:
         try:
             client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
@@ -224,12 +225,10 @@ def dask_client(scheduler: str | None, jobs: int, scratch: str | None = None):
             # Its processes start with Ctrl-C held (sigint_held): interrupted while they
             # imported, each printed a traceback, and the nannies a few more.
             with sigint_held():
-                cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=jobs > 1, protocol="tls",
-                                       host="127.0.0.1", scheduler_port=0, dashboard_address=None,
-                                       security=security, local_directory=tmp,
-                                       # Its workers' own logs too (other processes): after a
-                                       # Ctrl-C they reported scratch folders already removed.
-                                       silence_logs=logging.CRITICAL)
+                from sim.dask_local import local_cluster
+                # silence_logs: its workers' own logs too (other processes): after a
+                # Ctrl-C they reported scratch folders already removed.
+                cluster = local_cluster(jobs, security, tmp, silence_logs=logging.CRITICAL)
                 client = Client(cluster, security=security)
             yield client
         except BaseException:
@@ -278,10 +277,10 @@ def play_all(fn: Callable, tasks: Iterable[tuple], jobs: int = 1, backend: str =
         for t in tasks:
             yield guarded(fn, *t)
         return
-    from joblib import Parallel, delayed, parallel_config
     finished: set[int] = set()
     try:
         if backend == "loky":
+            from joblib import Parallel, delayed
             quiet_resource_tracker()
             with sigint_held():
                 gen = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered", max_nbytes=None)(
@@ -290,18 +289,43 @@ def play_all(fn: Callable, tasks: Iterable[tuple], jobs: int = 1, backend: str =
                 finished.add(chunk)
                 yield chunk, result
         else:
-            with dask_client(scheduler, jobs, scratch):
-                with parallel_config(backend="dask"):
-                    gen = Parallel(n_jobs=-1, return_as="generator_unordered", pre_dispatch="2*n_jobs")(
-                        delayed(guarded)(fn, *t) for t in tasks)
-                    for chunk, result in gen:
-                        finished.add(chunk)
-                        yield chunk, result
+            with dask_client(scheduler, jobs, scratch) as client:
+                for chunk, result in on_dask(client, fn, tasks):
+                    finished.add(chunk)
+                    yield chunk, result
     except (ChunkCrash, ScenarioError, KeyboardInterrupt, GeneratorExit):
         raise
     except Exception as e:  # a worker process died (loky TerminatedWorkerError, dask KilledWorker, ...)
         unfinished = [t for t in tasks if t[0] not in finished]
         raise WorkerDied(unfinished, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from None
+
+
+def on_dask(client, fn: Callable, tasks: list[tuple]) -> Iterator[tuple[int, object]]:
+    """(chunk, result) of `guarded(fn, *task)` for each task, as they finish on the client's
+    cluster, with two chunks in flight per worker thread (a worker never waits for its
+    next one, and a crash stops the run with few submitted in vain).
+
+    Submitted directly rather than through joblib's dask backend: that backend pickles
+    itself into every batch, and unpickled in a worker it opens a Client of the worker's
+    own to the scheduler. Left open when the cluster closed under a Ctrl-C, each worker's
+    Client printed "Exception ignored in Client.__del__ ... IOLoop is closed" (a traceback)
+    into the run's one paragraph."""
+    from itertools import islice
+
+    from distributed import as_completed
+    pending = iter(tasks)
+    running = as_completed()
+
+    def top_up():
+        # Counted again each time: workers of a remote cluster may join (or leave) mid-run.
+        room = 2 * max(1, sum(client.nthreads().values())) - running.count()
+        for t in islice(pending, max(room, 0)):
+            running.add(client.submit(guarded, fn, *t, pure=False))
+
+    top_up()
+    for future in running:
+        yield future.result()  # a chunk's ChunkCrash, or a dead worker's KilledWorker, raised here
+        top_up()
 
 
 class WorkerDied(RunFailed):

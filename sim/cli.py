@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from sim.terminal import terminal_safe
 from sim.errors import ScenarioError
 
 EXIT_BAD_INPUT = 2
@@ -30,6 +31,14 @@ SKIRMISHES = click.IntRange(1, MAX_SKIRMISHES)
 ROUNDS = click.IntRange(1, MAX_ROUNDS)
 SEED = click.IntRange(0, MAX_SEED)
 JOBS = click.IntRange(1, MAX_JOBS)
+
+
+def echo(message="", err: bool = False, **kw) -> None:
+    """click.echo for every line the CLI prints: names and paths from scenario files reach
+    the terminal as text, never as escape sequences. (JSON output has none to escape:
+    json.dumps writes control characters as \\u escapes; the files written keep names as
+    they are.)"""
+    click.echo(terminal_safe(message), err=err, **kw)
 
 
 def scenario_files(paths) -> list[Path]:
@@ -96,22 +105,22 @@ class Group(click.Group):
         try:
             return super().invoke(ctx)
         except ScenarioError as e:
-            click.echo(f"error: {e}", err=True)
+            echo(f"error: {e}", err=True)
             ctx.exit(EXIT_BAD_INPUT)
         except click.UsageError as e:  # a subcommand's options: one paragraph too, not click's usage block
             where = (f"skirmish {e.ctx.info_name} --help" if e.ctx is not None and e.ctx is not ctx
                      else "skirmish --help")
-            click.echo(f"error: {e.format_message()} See `{where}`.", err=True)
+            echo(f"error: {e.format_message()} See `{where}`.", err=True)
             ctx.exit(EXIT_BAD_INPUT)
         except OSError as e:
             where = f"{e.filename}: " if e.filename else ""
-            click.echo(f"error: {where}{e.strerror or e}; check the path (and free space), then run again.",
+            echo(f"error: {where}{e.strerror or e}; check the path (and free space), then run again.",
                        err=True)
             ctx.exit(EXIT_FAULT if e.errno in _FAULT_ERRNOS else EXIT_BAD_INPUT)
         except KeyboardInterrupt:
             from sim.cli_scale import settle_after_interrupt
             settle_after_interrupt()
-            click.echo("interrupted. No file was left half-written.", err=True)
+            echo("interrupted. No file was left half-written.", err=True)
             ctx.exit(EXIT_INTERRUPTED)
 
 
@@ -200,20 +209,20 @@ def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, repor
             target = Path(out) / subfolder_name(f) if len(files) > 1 else Path(out)
             written = result.written if chunked else result.write(target)  # chunked: streamed already
             if not as_json:
-                click.echo("wrote " + ", ".join(map(str, written)), err=True)
+                echo("wrote " + ", ".join(map(str, written)), err=True)
         if as_json:
             summaries.append({**result.summary(), **({"written": [str(p) for p in written]} if out else {})})
         else:
-            click.echo(result.summary_text())
+            echo(result.summary_text())
             if len(files) > 1:
-                click.echo("")
+                echo("")
     if report_dir:
         from sim.report import report_results
         index = report_results(results, report_dir)
-        click.echo(f"wrote {index}", err=True)
+        echo(f"wrote {index}", err=True)
     if as_json:
         payload = summaries[0] if len(summaries) == 1 else {"scenarios": summaries}
-        click.echo(json.dumps(payload, default=str))
+        echo(json.dumps(payload, default=str))
 
 
 def check_distinct_names(files) -> None:
@@ -264,16 +273,16 @@ def validate(scenarios):
     for f in scenario_files(scenarios):
         try:
             s = load_scenario(f)
-            click.echo(f"{f}: ok ({s.ruleset.title}, {len(s.combatants)} combatants, sides "
+            echo(f"{f}: ok ({s.ruleset.title}, {len(s.combatants)} combatants, sides "
                        f"{', '.join(s.side_names)})")
             for note in getattr(s.ruleset, "warnings", lambda _: [])(s):
-                click.echo(f"  note: {note}")
+                echo(f"  note: {note}")
         except ScenarioError as e:
             bad += 1
             for problem in sorted(e.problems, key=lambda p: p.line or 0):
-                click.echo(f"error: {problem.single()}", err=True)
+                echo(f"error: {problem.single()}", err=True)
             if len(e.problems) > 1:
-                click.echo(f"{f}: {len(e.problems)} problems", err=True)
+                echo(f"{f}: {len(e.problems)} problems", err=True)
     if bad:
         sys.exit(EXIT_BAD_INPUT)
 
@@ -286,7 +295,7 @@ def new(ruleset, file, force):
     """Write a commented starter scenario for RULESET into FILE (it validates and runs as it is)."""
     from sim.starters import write_starter
     path = write_starter(ruleset, file, force=force)
-    click.echo(f"wrote {path}; next: skirmish validate {path} && skirmish run {path}", err=True)
+    echo(f"wrote {path}; next: skirmish validate {path} && skirmish run {path}", err=True)
 
 
 @main.command()
@@ -306,7 +315,7 @@ def trace(scenario, seed, skirmish, skirmishes, max_rounds, sets):
                         overrides=parse_sets(sets))
     except ValueError as e:
         raise ScenarioError(str(e) + "; pick --skirmish below the run size or raise -n.") from None
-    click.echo(text)
+    echo(text)
 
 
 @main.command()
@@ -317,7 +326,7 @@ def rules(ruleset):
     from sim.errors import closest
     if not ruleset:
         for name in rulesets.names():
-            click.echo(f"{name}: {rulesets.get(name).title}")
+            echo(f"{name}: {rulesets.get(name).title}")
         return
     if ruleset not in rulesets.names():
         raise ScenarioError(f"unknown ruleset '{ruleset}'.{closest(ruleset, rulesets.names())} "
@@ -327,7 +336,7 @@ def rules(ruleset):
         # Defaults as YAML spells them (null, true), since that is what the file would say.
         default = spec.default
         shown = "null" if default is None else str(default).lower() if isinstance(default, bool) else repr(default)
-        click.echo(f"{name} (default {shown}; {spec.describe()})\n    {spec.doc}\n")
+        echo(f"{name} (default {shown}; {spec.describe()})\n    {spec.doc}\n")
 
 
 @main.command()
@@ -344,7 +353,7 @@ def warm(rulesets):
             raise ScenarioError(f"unknown ruleset '{name}'.{closest(name, registry.names())} "
                                 f"Known: {', '.join(registry.names())}.")
     for name, fresh, seconds in warm_rulesets(rulesets):
-        click.echo(f"{name}: {'compiled' if fresh else 'already compiled; loaded'} in {seconds:.1f} s", err=True)
+        echo(f"{name}: {'compiled' if fresh else 'already compiled; loaded'} in {seconds:.1f} s", err=True)
 
 
 from sim import cli_report  # noqa: E402,F401

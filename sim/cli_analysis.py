@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sim.cli import (EXIT_NOT_REACHED, EXIT_STATUSES, JOBS, ROUNDS, SEED, SKIRMISHES, main, parse_assignments,
+from sim.cli import (EXIT_NOT_REACHED, EXIT_STATUSES, JOBS, ROUNDS, SEED, SKIRMISHES, echo, main, parse_assignments,
                      parse_sets, scenario_files, writable_file_option, writable_folder_option)
 from sim.errors import ScenarioError
 
@@ -59,11 +59,11 @@ def play_note(df: pd.DataFrame) -> None:
     if meta.get("play") != "best" or not found:
         return
     if isinstance(found, list):
-        click.echo("Each variant played under its own strongest play found (skirmish optimize); the policies "
+        echo("Each variant played under its own strongest play found (skirmish optimize); the policies "
                    "are in --json / --out (play_policies).")
         return
     from sim.analysis.optimize_space import yaml_text
-    click.echo("Played under the strongest play found (skirmish optimize): "
+    echo("Played under the strongest play found (skirmish optimize): "
                + "; ".join(f"{side} {yaml_text(p)}" for side, p in found.items()))
 
 
@@ -82,7 +82,7 @@ def write_out(df: pd.DataFrame, out: str | None, as_json: bool, extra: dict | No
         from sim.report import report_frame
         page = report_frame(df, report_dir)
         if not as_json:
-            click.echo(f"wrote {page}", err=True)
+            echo(f"wrote {page}", err=True)
     if not out:
         return
     from sim.io import atomic_write_frame
@@ -96,7 +96,7 @@ def write_out(df: pd.DataFrame, out: str | None, as_json: bool, extra: dict | No
         from sim.io import atomic_write_text
         atomic_write_text(p.with_suffix(".meta.json"), json.dumps(meta, indent=2, default=str))
     if not as_json:
-        click.echo(f"wrote {p}", err=True)
+        echo(f"wrote {p}", err=True)
 
 
 def records(df: pd.DataFrame) -> list[dict]:
@@ -112,7 +112,7 @@ def emit_json(command: str, df: pd.DataFrame, hoist: tuple = (), **extra) -> Non
         once["rule_options"] = json.loads(once["rule_options"])
     rows = [{k: v for k, v in r.items() if k not in once} for r in rows]
     payload = {"command": command, **once, **df.attrs.get("analysis", {}), **extra, "rows": rows}
-    click.echo(json.dumps(payload, default=str, allow_nan=False))
+    echo(json.dumps(payload, default=str, allow_nan=False))
 
 
 def pct(x) -> str:
@@ -163,20 +163,20 @@ def sweep(scenario, vary, precision, max_n, play, skirmishes, seed, jobs, max_ro
     meta = df.attrs["analysis"]
     paths = list(meta["vary"])
     sides = meta["sides"]
-    click.echo(f"{len(df)} variants x {meta['skirmishes']:,} skirmishes, common random numbers; "
+    echo(f"{len(df)} variants x {meta['skirmishes']:,} skirmishes, common random numbers; "
                "differences are to the previous value of the last path, paired, in percentage points.")
     play_note(df)
     for p in paths:
-        click.echo(f"  {p}")
+        echo(f"  {p}")
     for _, r in df.iterrows():
         values = ", ".join(str(r[p]) for p in paths)
-        click.echo(f"\n[{r['variant']}] {values}")
+        echo(f"\n[{r['variant']}] {values}")
         for side in sides:
-            click.echo(f"  {side:<16} {interval(r[f'{side}.win_rate'], r[f'{side}.win_lo'], r[f'{side}.win_hi'])}"
+            echo(f"  {side:<16} {interval(r[f'{side}.win_rate'], r[f'{side}.win_lo'], r[f'{side}.win_hi'])}"
                        f"   {signed(r[f'{side}.diff_prev'], r[f'{side}.diff_prev_lo'], r[f'{side}.diff_prev_hi'])}")
-        click.echo(f"  {'draw':<16} {pct(r['draw_rate'])}   rounds {r['rounds_mean']:.2f}")
+        echo(f"  {'draw':<16} {pct(r['draw_rate'])}   rounds {r['rounds_mean']:.2f}")
     if not meta.get("precision_reached", True):
-        click.echo(f"\nNOT reached: precision +-{precision:g} within --max {max_n:,} skirmishes per variant.")
+        echo(f"\nNOT reached: precision +-{precision:g} within --max {max_n:,} skirmishes per variant.")
     _exit_unless(meta.get("precision_reached", True))
 
 
@@ -235,16 +235,16 @@ def tune(scenario, params, target, rngs, max_n, play, skirmishes, seed, jobs, ma
         emit_json("tune", df, hoist=TUNE_CONSTANTS)
         return _exit_unless(reachable)
     meta = df.attrs["analysis"]
-    click.echo(meta["message"])
+    echo(meta["message"])
     play_note(df)
-    click.echo("")
-    click.echo(f"  {'value':>7}  {side + ' win rate':<28} {'vs answer (paired)':<30} skirmishes")
+    echo("")
+    echo(f"  {'value':>7}  {side + ' win rate':<28} {'vs answer (paired)':<30} skirmishes")
     for _, r in df.iterrows():
         mark = {"answer": "<- answer", "below": "", "above": ""}.get(r["role"], "")
         rate = interval(r[f"{side}.win_rate"], r[f"{side}.win_lo"], r[f"{side}.win_hi"])
         vs = (signed(r["diff_vs_answer"], r["diff_vs_answer_lo"], r["diff_vs_answer_hi"])
               if r["role"] != "answer" else "")
-        click.echo(f"  {r['value']:>7}  {rate:<28} {vs:<30} {r['skirmishes']:>9,} {mark}")
+        echo(f"  {r['value']:>7}  {rate:<28} {vs:<30} {r['skirmishes']:>9,} {mark}")
     _exit_unless(reachable)
 
 
@@ -260,13 +260,13 @@ def _tune_grid(scenario, params, side, rate, ranges, skirmishes, seed, jobs, max
     if as_json:
         emit_json("tune", df, hoist=("rule_options", "scenario_hash", "seed", "package_version"))
         return _exit_unless(reachable)
-    click.echo(f"{len(df)} pairs x {meta['skirmishes']:,} skirmishes, common random numbers.")
-    click.echo(meta["message"])
+    echo(f"{len(df)} pairs x {meta['skirmishes']:,} skirmishes, common random numbers.")
+    echo(meta["message"])
     names = [p.rsplit(".", 1)[-1] for p in params]
-    click.echo(f"\n  {names[0]:>12} {names[1]:>12}  {side + ' win rate':<28} on target")
+    echo(f"\n  {names[0]:>12} {names[1]:>12}  {side + ' win rate':<28} on target")
     for _, r in df.head(max(NEAREST, int(df["on_target"].sum()))).iterrows():
         rate_text = interval(r[f"{side}.win_rate"], r[f"{side}.win_lo"], r[f"{side}.win_hi"])
-        click.echo(f"  {str(r[params[0]]):>12} {str(r[params[1]]):>12}  {rate_text:<28} "
+        echo(f"  {str(r[params[0]]):>12} {str(r[params[1]]):>12}  {rate_text:<28} "
                    f"{'yes' if r['on_target'] else ''}")
     _exit_unless(reachable)
 
@@ -294,15 +294,15 @@ def sensitivity(scenario, combatants, play, skirmishes, seed, jobs, max_rounds, 
     if as_json:
         return emit_json("sensitivity", df)
     sides = [c[:-len(".delta")] for c in df.columns if c.endswith(".delta")]
-    click.echo(f"{len(df)} changes x {df.attrs['analysis']['skirmishes']:,} skirmishes, common random numbers; "
+    echo(f"{len(df)} changes x {df.attrs['analysis']['skirmishes']:,} skirmishes, common random numbers; "
                "change in win rate in percentage points with paired 95% intervals.")
     play_note(df)
     width = max(len(f"{r.combatant} {r.stat}") for r in df.itertuples()) + 2
     change_w = max(14, *(len(x) for x in df["label"])) + 1
-    click.echo(f"\n  {'#':>3} {'stat':<{width}} {'change':<{change_w}} " + "".join(f"{s:<30}" for s in sides))
+    echo(f"\n  {'#':>3} {'stat':<{width}} {'change':<{change_w}} " + "".join(f"{s:<30}" for s in sides))
     for _, r in df.iterrows():
         cells = "".join(f"{signed(r[f'{s}.delta'], r[f'{s}.delta_lo'], r[f'{s}.delta_hi']):<30}" for s in sides)
-        click.echo(f"  {r['rank']:>3} {r['combatant'] + ' ' + r['stat']:<{width}} {r['label']:<{change_w}} {cells}")
+        echo(f"  {r['rank']:>3} {r['combatant'] + ' ' + r['stat']:<{width}} {r['label']:<{change_w}} {cells}")
 
 
 @main.command()
@@ -332,24 +332,24 @@ def tournament(scenario, policies, play, skirmishes, seed, jobs, max_rounds, set
     if as_json:
         return emit_json("tournament", df, best_responses=records(br), verdicts=says)
     meta = df.attrs["analysis"]
-    click.echo(f"{len(df)} pairings x {meta['skirmishes']:,} skirmishes, common random numbers.")
+    echo(f"{len(df)} pairings x {meta['skirmishes']:,} skirmishes, common random numbers.")
     import pandas as pd
     with pd.option_context("display.width", 200, "display.max_columns", 50,
                            "display.float_format", lambda x: f"{100 * x:.1f}%"):
         for side in meta["sides"]:
             if df[f"policy.{side}"].nunique() > 1 or len(meta["sides"]) == 2:
-                click.echo(f"\n{side} win rate")
-                click.echo(matrix(df, side).to_string())
-    click.echo("\nBest responses")
+                echo(f"\n{side} win rate")
+                echo(matrix(df, side).to_string())
+    echo("\nBest responses")
     for _, r in br.iterrows():
         if r["runner_up"] is None:
             continue  # one policy listed for this side: nothing to choose between
         lead = f"{r['best_policy']} {interval(r['win_rate'], r['win_lo'], r['win_hi'])}"
         said = lead if r["clearly_best"] else f"{r['verdict']} (top: {lead})"
-        click.echo(f"  {r['side']} against {r['against']}: {said}")
-    click.echo("")
+        echo(f"  {r['side']} against {r['against']}: {said}")
+    echo("")
     for s in says:
-        click.echo(s)
+        echo(s)
 
 
 @main.command()
@@ -372,11 +372,11 @@ def compare(scenario_a, scenario_b, sets_b, skirmishes, seed, jobs, max_rounds, 
         from sim.report.compare import report_comparison
         page = report_comparison(ra, rb, report_dir, figures=df)
         if not as_json:
-            click.echo(f"wrote {page}", err=True)
+            echo(f"wrote {page}", err=True)
     write_out(df, out, as_json)
     if as_json:
         return emit_json("compare", df)
-    click.echo(compare_text(df))
+    echo(compare_text(df))
 
 
 def compare_text(df: pd.DataFrame) -> str:
@@ -440,17 +440,17 @@ def _add_adaptive_run() -> None:
                 target = Path(kw["out"]) / subfolder_name(f) if len(files) > 1 else Path(kw["out"])
                 written = result.write(target)
                 if not kw["as_json"]:
-                    click.echo("wrote " + ", ".join(map(str, written)), err=True)
+                    echo("wrote " + ", ".join(map(str, written)), err=True)
             if kw["as_json"]:
                 summaries.append(result.summary())
             else:
-                click.echo(result.summary_text())
-                click.echo(note)
+                echo(result.summary_text())
+                echo(note)
                 if len(files) > 1:
-                    click.echo("")
+                    echo("")
         if kw["as_json"]:
             payload = summaries[0] if len(summaries) == 1 else {"scenarios": summaries}
-            click.echo(json.dumps(payload, default=str))
+            echo(json.dumps(payload, default=str))
         _exit_unless(all_reached)
 
     cmd.callback = callback

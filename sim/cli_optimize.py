@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from sim.cli import EXIT_NOT_REACHED, main, parse_sets
+from sim.cli import echo, EXIT_NOT_REACHED, main, parse_sets
 from sim.cli_analysis import _exit_unless, bar, common_options, emit_json, interval, signed, write_out
 
 OPTIMIZE_EXIT = (f"Exit status: 0 done, the search converged; 1 a fault in the simulator; 2 bad input (the message "
@@ -44,7 +44,7 @@ def optimize(scenario, sides, budget, skirmishes, seed, jobs, max_rounds, sets, 
         emit_json("optimize", df, hoist=("scenario_hash", "variant_hash", "seed", "rule_options",
                                           "package_version"))
         return _exit_unless(meta["converged"])
-    click.echo(optimize_text(df))
+    echo(optimize_text(df))
     _exit_unless(meta["converged"])
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from sim.cli import main
+from sim.cli import echo, main
 from sim.errors import ScenarioError
 
 
@@ -109,4 +109,4 @@ def report(results, out_dir, title, stacked):
     from sim.io import check_output_folder
     check_output_folder(out_dir, "-o")
     index = write_cli_report(results, out_dir, title, stacked)
-    click.echo(f"wrote {index}", err=True)
+    echo(f"wrote {index}", err=True)

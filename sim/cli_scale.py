@@ -10,7 +10,6 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-import click
 
 from sim.backends import ChunkCrash, RunFailed
 
@@ -21,14 +20,15 @@ EXIT_GRACE_S = 5  # after Ctrl-C, time to remove partial files and exit before t
 
 @contextmanager
 def crash_guard(resume_hint: str | None = None):
+    from sim.cli import echo
     try:
         yield
     except (RunFailed, ChunkCrash) as e:
-        click.echo(f"error: {e}", err=True)
+        echo(f"error: {e}", err=True)
         sys.exit(EXIT_CRASH)
     except KeyboardInterrupt:
         settle_after_interrupt()
-        click.echo("interrupted." + (f" Finished chunks are saved; finish the run with: {resume_hint}"
+        echo("interrupted." + (f" Finished chunks are saved; finish the run with: {resume_hint}"
                                      if resume_hint else " No file was left half-written."), err=True)
         sys.exit(EXIT_INTERRUPTED)
 

@@ -63,7 +63,10 @@ def progress_bar(total: int | None, desc: str = "skirmishes", *, quiet: bool = F
         yield None
         return
     from tqdm import tqdm
-    bar = tqdm(total=total, desc=desc, unit=unit, unit_scale=True, file=stream, delay=delay,
+    from sim.terminal import terminal_safe
+    # The label is a file stem or scenario name: redrawn many times a second, it must not
+    # carry an escape sequence to the terminal.
+    bar = tqdm(total=total, desc=terminal_safe(desc), unit=unit, unit_scale=True, file=stream, delay=delay,
                leave=False, dynamic_ncols=True)
     try:
         yield _Ticker(bar)

@@ -14,6 +14,7 @@ import os
 import random
 import resource
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -261,9 +262,14 @@ RNG = random.Random(33)
 INTERRUPTS = [(round(RNG.uniform(0, 3), 2), *run, opts)
               for run, opts in zip([(LONG_RUN, LONG_N), (YETI, 20_000)] * 4,
                                    [[], ["--out"], ["--run-dir", "--out"], ["--summary-only", "--run-dir"]] * 2)]
-# Not on dask yet (issue 33 stays open on it): interrupted about 2 s in, the local
-# cluster's worker processes, which share the terminal's process group, still print
-# "Exception ignored in Client.__del__ ... IOLoop is closed" (4 of 6 tries at 1.85-2.3 s).
+# On dask the cluster takes about 1.5 s to start, and interrupts about 2 s in (1.85-2.3 s)
+# made its worker processes print "Exception ignored in Client.__del__ ... IOLoop is
+# closed" (4 of 6 tries): moments over 0.5-3.5 s, half of them in that stretch.
+RNG_DASK = random.Random(34)
+DASK_INTERRUPTS = [(round(RNG_DASK.uniform(*span), 2), *run, opts)
+                   for span, run, opts in zip([(0.5, 3.5), (1.85, 2.3)] * 4, [(LONG_RUN, LONG_N), (YETI, 20_000)] * 4,
+                                              [[], ["--out"], ["--run-dir", "--out"], ["--summary-only", "--run-dir"]]
+                                              * 2)]
 
 
 def _mismatched_pairs(folder: Path) -> list[str]:
@@ -275,27 +281,30 @@ def _mismatched_pairs(folder: Path) -> list[str]:
     return bad
 
 
-def test_ctrl_c_at_any_moment_of_a_parallel_run_is_one_paragraph_and_status_130(tmp_path):
+@pytest.mark.parametrize("backend", ["loky", "dask"])
+def test_ctrl_c_at_any_moment_of_a_parallel_run_is_one_paragraph_and_status_130(tmp_path, backend):
     """9 of 27 interrupts printed a traceback (while the run started, while its workers
-    started, as it exited), a dask run's 77 lines and 4 tracebacks; here each of 11
-    seeded moments, with and without --out and --run-dir, on loky."""
+    started, as it exited), a dask run's 77 lines and 4 tracebacks; here each of 8
+    seeded moments per backend, with and without --out and --run-dir."""
+    if backend == "dask":
+        pytest.importorskip("distributed")
     seen = []
-    for i, (delay, scenario, n, opts) in enumerate(INTERRUPTS):
+    for i, (delay, scenario, n, opts) in enumerate(INTERRUPTS if backend == "loky" else DASK_INTERRUPTS):
         case = tmp_path / str(i)
         words = {"--out": ["--out", case / "out" / "t.parquet"], "--run-dir": ["--run-dir", case / "run"]}
         args = [w for o in opts for w in words.get(o, [o])]
         mark = case / "started"
         case.mkdir()
         p = subprocess.Popen([sys.executable, "-c", LAUNCH_MARKED, mark, "run", scenario, "-n", str(n), "-j", "2",
-                              *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             start_new_session=True)
+                              "--backend", backend, *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
         _wait_for(mark.exists, p)
         time.sleep(delay)
         finished_first = p.poll() is not None
         if not finished_first:
             os.killpg(p.pid, signal.SIGINT)
         code, _, err = _finish(p)
-        where = f"interrupt {i} ({delay} s, {scenario} -n {n} {' '.join(opts)})"
+        where = f"interrupt {i} ({delay} s, {scenario} -n {n} --backend {backend} {' '.join(opts)})"
         if finished_first:
             assert code == 0, f"{where}: {err}"
         else:
@@ -308,3 +317,65 @@ def test_ctrl_c_at_any_moment_of_a_parallel_run_is_one_paragraph_and_status_130(
         assert [p.name for p in case.rglob(".*.part")] == [], where
         seen.append(finished_first)
     assert not all(seen), "every run ended before its interrupt"
+
+
+DASHBOARD_PORT = 8787  # distributed's default, where the scheduler served its pages
+
+
+def _listening_ports(pid: int) -> set[int]:
+    import psutil
+    root = psutil.Process(pid)
+    ports = set()
+    for proc in [root, *root.children(recursive=True)]:
+        try:
+            ports |= {c.laddr.port for c in proc.net_connections(kind="tcp") if c.status == psutil.CONN_LISTEN}
+        except psutil.Error:
+            pass  # a worker that exited meanwhile
+    return ports
+
+
+def _answers_http(port: int) -> bool:
+    """Whether plain HTTP on 127.0.0.1:`port` gets an HTTP response (the scheduler's info
+    pages, worker logs and call stacks, or a worker's metrics); a TLS comm port drops it."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+            s.sendall(b"GET /info/main/workers.html HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+            return s.recv(5) == b"HTTP/"
+    except OSError:  # refused, reset or timed out
+        return False
+
+
+def test_a_dask_run_serves_no_dashboard_nor_any_http(monkeypatch):
+    """The local cluster served its dashboard's info pages (worker logs, call stacks) and
+    a JSON API unauthenticated on 127.0.0.1:8787, though started with dashboard_address=None
+    and documented as having no dashboard; each worker served metrics on a port of its own.
+    Probed from inside a real two-process dask run, while its chunks are played."""
+    pytest.importorskip("distributed")
+    from sim import runner
+    monkeypatch.setattr(runner, "CHUNK_SIZE", 500)  # several chunks, so both worker processes start
+    taken_before = _answers_http(DASHBOARD_PORT)  # another program's, on a shared machine
+    seen = []
+
+    def probe(_k):
+        if not seen:
+            ports = _listening_ports(os.getpid())
+            seen.append((ports, {port for port in ports if _answers_http(port)}))
+
+    result = sim.run(YETI, n=3000, seed=5, jobs=2, backend="dask", progress=probe)
+    assert len(result.skirmishes) == 3000
+    (ports, http), = seen
+    assert len(ports) >= 3, ports  # the scheduler's comm and each worker's (and nanny's): the cluster was up
+    assert DASHBOARD_PORT not in ports
+    assert http == set(), f"ports {sorted(http)} of the run's cluster answer HTTP"
+    if not taken_before:
+        assert not _answers_http(DASHBOARD_PORT)
+
+
+def test_the_local_dask_clusters_client_has_no_dashboard(tmp_path):
+    pytest.importorskip("distributed")
+    from sim.backends import dask_client
+    with dask_client(None, 2, str(tmp_path)) as client:
+        assert client.dashboard_link == ""  # what distributed gives when no scheduler service is "dashboard"
+        assert client.scheduler_info()["services"] == {}
+        per_worker = client.run(lambda dask_worker: dict(dask_worker.services))
+        assert len(per_worker) == 2 and all(services == {} for services in per_worker.values()), per_worker

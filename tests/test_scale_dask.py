@@ -1,7 +1,7 @@
 """The dask backend: a LocalCluster on loopback gives exactly the local results.
 
 Clusters here run their workers as threads (processes=False) so they start in well
-under a second; the code path (scheduler, tcp comms, joblib's dask backend,
+under a second; the code path (scheduler, tcp comms, task submission,
 serialisation of tasks and results) is the one a remote cluster uses.
 """
 from __future__ import annotations

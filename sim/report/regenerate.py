@@ -84,10 +84,11 @@ def regenerate_strongest_play(reports_root=None, quiet: bool = False) -> list[Pa
 @click.option("--quiet", "-q", is_flag=True)
 def main(scenarios, skirmishes, jobs, reports_root, strongest_play, quiet):
     """Regenerate the report of each shipped scenario (default: all of scenarios/)."""
+    from sim.cli import echo
     for index in regenerate(list(scenarios) or None, skirmishes, jobs, reports_root, quiet):
-        click.echo(f"wrote {index}", err=True)
+        echo(f"wrote {index}", err=True)
     for index in (regenerate_strongest_play(reports_root, quiet) if strongest_play else []):
-        click.echo(f"wrote {index}", err=True)
+        echo(f"wrote {index}", err=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

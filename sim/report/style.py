@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import io
+import warnings
 
 import matplotlib
 from matplotlib.figure import Figure
@@ -94,7 +95,12 @@ def rows_height(rows: int, extra: float = 1.3, minimum: float = 2.6) -> float:
 def figure_bytes(fig: Figure, fmt: str) -> bytes:
     """PNG or SVG bytes without timestamps, so the same result gives the same file."""
     buf = io.BytesIO()
-    with matplotlib.rc_context(RC):
+    with matplotlib.rc_context(RC), warnings.catch_warnings():
+        # A name with a character the font lacks (a control character from a hostile
+        # scenario, or a script DejaVu does not cover) is drawn as a box; matplotlib's
+        # warning about it would print that character raw on the terminal, once per
+        # figure, after the one line `report` prints.
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font", category=UserWarning)
         if fmt == "png":
             fig.savefig(buf, format="png", dpi=PNG_DPI, metadata={"Software": None})
         elif fmt == "svg":
