@@ -93,6 +93,19 @@ def handle_interrupts() -> None:
 
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not if started with Ctrl-C ignored
         signal.signal(signal.SIGINT, first)
+        sys.unraisablehook = _quiet_interrupt_in_callbacks(sys.unraisablehook)
+
+
+def _quiet_interrupt_in_callbacks(previous):
+    """The Ctrl-C's KeyboardInterrupt can land in a callback Python cannot raise from (an
+    import lock's weakref callback, a __del__), which printed "Exception ignored in ..."
+    and a traceback. Nothing is lost by dropping it: the pending flag stops the run at the
+    next finished chunk, and the watchdog ends it otherwise."""
+    def hook(unraisable):
+        if INTERRUPTED["pending"] and isinstance(unraisable.exc_value, KeyboardInterrupt):
+            return
+        previous(unraisable)
+    return hook
 
 
 def interrupts_end_quietly() -> None:
