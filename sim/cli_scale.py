@@ -34,17 +34,27 @@ def crash_guard(resume_hint: str | None = None):
 
 
 def settle_after_interrupt() -> None:
-    """After Ctrl-C: stop the local workers now rather than at interpreter exit."""
+    """After Ctrl-C: stop the local workers now rather than at interpreter exit, and
+    remove any temporary a write left behind."""
+    _remove_half_written()
     from joblib.externals.loky import reusable_executor
     executor = reusable_executor._executor  # the pool joblib's loky backend reuses
     if executor is not None:
         executor.shutdown(wait=False, kill_workers=True)
 
 
+def _remove_half_written() -> None:
+    io = sys.modules.get("sim.io")  # not imported: nothing was being written
+    if io is not None:
+        io.remove_in_flight()
+
+
 def _end_now() -> None:
-    """Kill the local workers (they ignore Ctrl-C) and end the process without cleanup."""
+    """Kill the local workers (they ignore Ctrl-C), remove the temporaries being written
+    and end the process without further cleanup."""
     import os
     import signal
+    _remove_half_written()
     from joblib.externals.loky import reusable_executor
     executor = reusable_executor._executor
     for pid in list(getattr(executor, "_processes", None) or {}):

@@ -83,14 +83,28 @@ def replacing(path):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{owner_tag()}.", suffix=".part", dir=path.parent)
-    os.close(fd)
+    _IN_FLIGHT.add(tmp)
     try:
+        os.close(fd)
         yield tmp
         _usual_mode(tmp)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    finally:
+        _IN_FLIGHT.discard(tmp)
+
+
+# The temporaries this process is writing. A hard exit (the Ctrl-C watchdog's) skips the
+# cleanup above, and a Ctrl-C can land where it does not run; both remove these instead.
+_IN_FLIGHT: set[str] = set()
+
+
+def remove_in_flight() -> None:
+    for tmp in list(_IN_FLIGHT):
+        Path(tmp).unlink(missing_ok=True)
+        _IN_FLIGHT.discard(tmp)
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:

@@ -378,7 +378,8 @@ def test_the_local_dask_clusters_client_has_no_dashboard(tmp_path):
 
 
 CALLBACK_INTERRUPTS = '''
-import sys
+import signal
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as started from a terminal, not by xdist
 from sim import cli_scale
 cli_scale.handle_interrupts()
 cli_scale.INTERRUPTED["pending"] = True  # as the first Ctrl-C leaves it
@@ -408,3 +409,22 @@ def test_a_ctrl_c_landing_in_a_callback_prints_nothing_and_other_faults_there_st
     assert done.stdout.strip() == "went on"
     assert "KeyboardInterrupt" not in done.stderr
     assert "ValueError: a real fault in a callback" in done.stderr
+
+
+HARD_EXIT_MID_WRITE = '''
+import sys
+from sim import cli_scale, io
+writing = io.replacing(sys.argv[1])
+tmp = writing.__enter__()
+open(tmp, "w").write("half a table")
+cli_scale._end_now()  # the Ctrl-C watchdog, firing while the table is written
+'''
+
+
+def test_the_ctrl_c_watchdog_ending_a_run_mid_write_leaves_no_part_file(tmp_path):
+    """CI caught a .part chunk file left in a run folder by a Ctrl-C'd dask run."""
+    target = tmp_path / "t.parquet"
+    done = subprocess.run([sys.executable, "-c", HARD_EXIT_MID_WRITE, str(target)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=RUN_WITHIN_S)
+    assert done.returncode == 130, done.stderr
+    assert _part_files(tmp_path) == [] and not target.exists()
