@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from sim.terminal import terminal_safe
+from sim.terminal import echo
 from sim.errors import ScenarioError
 
 EXIT_BAD_INPUT = 2
@@ -31,14 +31,6 @@ SKIRMISHES = click.IntRange(1, MAX_SKIRMISHES)
 ROUNDS = click.IntRange(1, MAX_ROUNDS)
 SEED = click.IntRange(0, MAX_SEED)
 JOBS = click.IntRange(1, MAX_JOBS)
-
-
-def echo(message="", err: bool = False, **kw) -> None:
-    """click.echo for every line the CLI prints: names and paths from scenario files reach
-    the terminal as text, never as escape sequences. (JSON output has none to escape:
-    json.dumps writes control characters as \\u escapes; the files written keep names as
-    they are.)"""
-    click.echo(terminal_safe(message), err=err, **kw)
 
 
 def scenario_files(paths) -> list[Path]:

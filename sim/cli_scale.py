@@ -10,7 +10,6 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-
 from sim.backends import ChunkCrash, RunFailed
 
 EXIT_CRASH = 1
@@ -20,7 +19,7 @@ EXIT_GRACE_S = 5  # after Ctrl-C, time to remove partial files and exit before t
 
 @contextmanager
 def crash_guard(resume_hint: str | None = None):
-    from sim.cli import echo
+    from sim.terminal import echo
     try:
         yield
     except (RunFailed, ChunkCrash) as e:
@@ -29,7 +28,7 @@ def crash_guard(resume_hint: str | None = None):
     except KeyboardInterrupt:
         settle_after_interrupt()
         echo("interrupted." + (f" Finished chunks are saved; finish the run with: {resume_hint}"
-                                     if resume_hint else " No file was left half-written."), err=True)
+                               if resume_hint else " No file was left half-written."), err=True)
         sys.exit(EXIT_INTERRUPTED)
 
 

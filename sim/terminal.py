@@ -22,3 +22,12 @@ def terminal_safe(text) -> str:
     """`text` with every control character written as its escape (ESC as \\x1b, U+202E
     as \\u202e); newline, tab and every printable character are left as they are."""
     return _CONTROL.sub(_escape, str(text))
+
+
+def echo(message="", err: bool = False, **kw) -> None:
+    """click.echo for every line the CLI prints: names and paths from scenario files reach
+    the terminal as text, never as escape sequences. (JSON output has none to escape:
+    json.dumps writes control characters as \\u escapes; the files written keep names as
+    they are.)"""
+    import click
+    click.echo(terminal_safe(message), err=err, **kw)

@@ -175,7 +175,10 @@ def test_a_ruleset_fingerprint_follows_its_own_files_and_the_core_and_ignores_th
     dice_edit = fingerprint()
     assert all(v != lens_edit[n] for n, v in dice_edit.items())
     _append(tree / "jit.py", "\n# how every rule is compiled\n")
-    assert all(v != dice_edit[n] for n, v in fingerprint().items())
+    jit_edit = fingerprint()
+    assert all(v != dice_edit[n] for n, v in jit_edit.items())
+    _append(tree / "link_only.py", "\n# how once and rule reach machine code\n")
+    assert all(v != jit_edit[n] for n, v in fingerprint().items())
 
 
 @pytest.mark.parametrize("ruleset", ["gods_and_monsters", "lens", "lifeforce"])

@@ -84,7 +84,7 @@ def regenerate_strongest_play(reports_root=None, quiet: bool = False) -> list[Pa
 @click.option("--quiet", "-q", is_flag=True)
 def main(scenarios, skirmishes, jobs, reports_root, strongest_play, quiet):
     """Regenerate the report of each shipped scenario (default: all of scenarios/)."""
-    from sim.cli import echo
+    from sim.terminal import echo
     for index in regenerate(list(scenarios) or None, skirmishes, jobs, reports_root, quiet):
         echo(f"wrote {index}", err=True)
     for index in (regenerate_strongest_play(reports_root, quiet) if strongest_play else []):
