@@ -1,7 +1,8 @@
-"""Where chunks are played: in this process, on local loky workers, or on a dask cluster.
+"""Where chunks are played: on threads of this process (sim/threads.py), on local loky
+worker processes, or on a dask cluster.
 
 Every backend plays the same tasks (chunk index, size, seed), so a result never
-depends on the backend: chunk i always draws from `SeedSequence(seed, spawn_key=(i,))`.
+depends on the backend: a skirmish's numbers depend on its index only (sim/keyed.py).
 Results come back as each chunk finishes (not in order), so a caller can save or fold
 them in at once and memory stays bounded by the chunks in flight.
 """
@@ -15,7 +16,7 @@ from typing import Callable, Iterable, Iterator
 
 from sim.errors import ScenarioError
 
-BACKENDS = ("loky", "dask")
+BACKENDS = ("threads", "loky", "dask")
 
 # joblib says so when a run stops early (Ctrl-C, a crash) with results in flight; the
 # run's own message says what happened, and a second paragraph would only confuse.
@@ -174,6 +175,23 @@ def quiet_resource_tracker() -> None:
         os.environ["PYTHONWARNINGS"] = ",".join(f for f in (filters, TRACKER_QUIET) if f)
 
 
+def cores() -> int:
+    """The cores this process may run on (its affinity, where the system says)."""
+    import os
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def local_workers(jobs: int, chunks: int, scheduler: str | None = None) -> int:
+    """Workers worth starting for `chunks` chunks: never more than the chunks, and on this
+    machine never more than its cores (more would only take turns on them). A cluster
+    (--scheduler) counts its own cores."""
+    jobs = max(1, min(jobs, chunks))
+    return jobs if scheduler else min(jobs, cores())
+
+
 def check_backend(backend: str, scheduler: str | None) -> str:
     if scheduler:
         backend = "dask"
@@ -261,7 +279,7 @@ def run_certificate():
                             "pip install 'skirmish-sim[cluster]').") from None
 
 
-def play_all(fn: Callable, tasks: Iterable[tuple], jobs: int = 1, backend: str = "loky",
+def play_all(fn: Callable, tasks: Iterable[tuple], jobs: int = 1, backend: str = "threads",
              scheduler: str | None = None, scratch: str | None = None) -> Iterator[tuple[int, object]]:
     """Yield (chunk, fn(*task)) as chunks finish; each task is (chunk, seed, size, *args).
 
@@ -272,10 +290,11 @@ def play_all(fn: Callable, tasks: Iterable[tuple], jobs: int = 1, backend: str =
     tasks = list(tasks)
     if not tasks:
         return
-    jobs = min(jobs, len(tasks))  # a worker with no chunk to play only costs its start-up
-    if backend == "loky" and (jobs == 1 or len(tasks) == 1):
-        for t in tasks:
-            yield guarded(fn, *t)
+    jobs = local_workers(jobs, len(tasks), scheduler)  # one with no chunk only costs its start-up
+    if backend == "threads" or jobs == 1 and backend == "loky":
+        from sim.threads import threaded
+        for _, chunk_and_result in threaded(guarded, [(fn, *t) for t in tasks], jobs):
+            yield chunk_and_result
         return
     finished: set[int] = set()
     try:

@@ -33,6 +33,15 @@ SEED = click.IntRange(0, MAX_SEED)
 JOBS = click.IntRange(1, MAX_JOBS)
 
 
+def note_cores(jobs: int, scheduler: str | None = None) -> None:
+    """One line when -j asks for more workers than this machine has cores: as many as the
+    cores play (sim.backends.local_workers). A cluster (--scheduler) has cores of its own."""
+    from sim.backends import cores
+    if not scheduler and jobs > cores():
+        echo(f"note: -j {jobs} on a machine with {cores()} cores: {cores()} workers play (more would only "
+             "take turns on the cores; the result is the same).", err=True)
+
+
 def scenario_files(paths) -> list[Path]:
     """Expand folders into the scenario files they hold (recursively, sorted)."""
     files: list[Path] = []
@@ -85,12 +94,16 @@ class Group(click.Group):
             STANDALONE["process"] = True
             # At once, not when the command starts: a Ctrl-C while click reads the
             # options gave a traceback.
-            from sim.cli_scale import handle_interrupts, interrupts_end_quietly
+            from sim.cli_scale import end_process, handle_interrupts, interrupts_end_quietly
             handle_interrupts()
+            status = 0
             try:
-                return super().main(args, *a, **kw)
+                super().main(args, *a, **kw)
+            except SystemExit as e:
+                status = e.code
             finally:
                 interrupts_end_quietly()
+            end_process(status)
         return super().main(args, *a, **kw)
 
     def invoke(self, ctx):
@@ -136,7 +149,9 @@ def main():
 @click.option("-n", "--skirmishes", type=SKIRMISHES,
               help="How many skirmishes (default: the scenario's run.skirmishes).")
 @click.option("--seed", type=SEED, help="Random seed (default: the scenario's run.seed).")
-@click.option("--jobs", "-j", type=JOBS, default=1, show_default=True, help="Worker processes.")
+@click.option("--jobs", "-j", type=JOBS, default=1, show_default=True,
+              help="Chunks played side by side (threads of this process unless --backend says otherwise; "
+                   "never more than the run has chunks of 32,768 skirmishes).")
 @click.option("--max-rounds", type=ROUNDS, help="Rounds before a fight counts as unfinished.")
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
               help="Override a scenario value, e.g. rules.resolution=sequential.")
@@ -150,9 +165,11 @@ def main():
               help="Also write an HTML report with figures into this folder.")
 @click.option("--quiet", "-q", is_flag=True,
               help="No progress bar (there is none anyway when stderr is not a terminal).")
-@click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
-              help="Where chunks are played: local worker processes (loky) or a dask cluster (a local one "
-                   "with --jobs workers unless --scheduler is given).")
+@click.option("--backend", type=click.Choice(["threads", "loky", "dask"]), default="threads", show_default=True,
+              help="Where the --jobs workers play chunks: threads of this process (nothing to start, "
+                   "so even a small run gains from a second one), local worker processes (loky; each "
+                   "spends about a CPU-second starting) or a dask cluster (a local one unless "
+                   "--scheduler is given).")
 @click.option("--scheduler", metavar="tcp://HOST:PORT",
               help="Play on an existing dask cluster (implies --backend dask).")
 @click.option("--summary-only", is_flag=True, help="Keep counts, sums and histograms only: constant memory for any -n.")
@@ -174,6 +191,7 @@ def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, repor
     # an unwritable --report must not cost the whole run.
     loaded = [load_scenario(f, overrides) for f in files]
     check_outputs(out, run_dir, report_dir, len(files))
+    note_cores(jobs, scheduler)
     from sim.rundir import RunFolder, subfolder_name
     if len(files) > 1 and (run_dir or out):
         check_distinct_names(files)

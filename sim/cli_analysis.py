@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sim.cli import (EXIT_NOT_REACHED, EXIT_STATUSES, JOBS, ROUNDS, SEED, SKIRMISHES, echo, main, parse_assignments,
-                     parse_sets, scenario_files, writable_file_option, writable_folder_option)
+from sim.cli import (EXIT_NOT_REACHED, EXIT_STATUSES, JOBS, ROUNDS, SEED, SKIRMISHES, echo, main, note_cores,
+                     parse_assignments, parse_sets, scenario_files, writable_file_option, writable_folder_option)
 from sim.errors import ScenarioError
 
 if TYPE_CHECKING:  # pandas only where a command runs: start-up and --help stay light
@@ -28,7 +28,8 @@ def common_options(f):
                      help="Skirmishes per variant (default: the command's own, or the scenario's run.skirmishes)."),
         click.option("--seed", type=SEED, help="Random seed, shared by every variant."),
         click.option("--jobs", "-j", type=JOBS, default=1, show_default=True,
-                     help="Worker processes."),
+                     callback=lambda _ctx, _param, jobs: note_cores(jobs) or jobs,
+                     help="Chunks played side by side, on threads of this process."),
         click.option("--max-rounds", type=ROUNDS, help="Rounds before a fight counts as unfinished."),
         click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
                      help="Override a scenario value before the analysis, e.g. rules.resolution=sequential."),
@@ -421,9 +422,9 @@ def _add_adaptive_run() -> None:
         if precision is None:
             return original(**kw)
         if kw.get("summary_only") or kw.get("run_dir") or kw.get("resume") or kw.get("scheduler") \
-                or kw.get("backend", "loky") != "loky":
-            raise ScenarioError("--precision plays in memory on local workers; it does not combine with "
-                                "--backend dask, --scheduler, --summary-only, --run-dir or --resume.")
+                or kw.get("backend", "threads") != "threads":
+            raise ScenarioError("--precision plays in memory on threads of this process; it does not combine "
+                                "with --backend loky or dask, --scheduler, --summary-only, --run-dir or --resume.")
         from sim.analysis import run_adaptive
         files = scenario_files(kw["scenarios"])
         summaries, all_reached = [], True

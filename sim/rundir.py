@@ -280,10 +280,10 @@ def worker_died_message(scen: Scenario, unfinished: list, seed: int, n: int, max
 
 
 def resume_command(scen: Scenario, seed: int, n: int, max_rounds: int, overrides, run_dir,
-                   summary_only: bool, *, out=None, jobs: int = 1, backend: str = "loky",
+                   summary_only: bool, *, out=None, jobs: int = 1, backend: str = "threads",
                    scheduler: str | None = None) -> str:
     """The command that finishes the run: the same settings and outputs as the one interrupted."""
-    where = (["--scheduler", scheduler] if scheduler else ["--backend", backend] if backend != "loky" else [])
+    where = (["--scheduler", scheduler] if scheduler else ["--backend", backend] if backend != "threads" else [])
     return _command(["skirmish", "run", scen.source, "--seed", seed, "-n", n, "--max-rounds", max_rounds,
                      *_set_args(overrides), *(["--summary-only"] if summary_only else []),
                      *(["--out", out] if out is not None else []), *(["-j", jobs] if jobs != 1 else []),
@@ -292,7 +292,7 @@ def resume_command(scen: Scenario, seed: int, n: int, max_rounds: int, overrides
 
 def run_chunked(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
                 max_rounds: int | None = None, overrides: dict | None = None, crn: bool = False, *,
-                run_dir=None, resume: bool = False, summary_only: bool = False, backend: str = "loky",
+                run_dir=None, resume: bool = False, summary_only: bool = False, backend: str = "threads",
                 scheduler: str | None = None, out=None, scratch=None,
                 progress: Callable[[int], None] | None = None, _temporary: bool = False) -> ChunkedResult:
     """Play a scenario chunk by chunk in bounded memory; see `run_to_folder` and `run_summary`.
@@ -390,7 +390,7 @@ def run_chunked(scenario, n: int | None = None, seed: int | None = None, jobs: i
 
 def run_to_folder(scenario, run_dir, n: int | None = None, seed: int | None = None, jobs: int = 1,
                   max_rounds: int | None = None, overrides: dict | None = None, crn: bool = False, *,
-                  resume: bool = False, summary_only: bool = False, backend: str = "loky",
+                  resume: bool = False, summary_only: bool = False, backend: str = "threads",
                   scheduler: str | None = None, out=None, scratch=None, progress=None) -> ChunkedResult:
     """Play a scenario into the run folder `run_dir`, saving every chunk as it finishes.
 
@@ -405,7 +405,7 @@ def run_to_folder(scenario, run_dir, n: int | None = None, seed: int | None = No
 
 def run_summary(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
                 max_rounds: int | None = None, overrides: dict | None = None, crn: bool = False, *,
-                backend: str = "loky", scheduler: str | None = None, scratch=None,
+                backend: str = "threads", scheduler: str | None = None, scratch=None,
                 progress=None) -> ChunkedResult:
     """Play a scenario in constant memory and keep only its summary (counts, sums, histograms)."""
     return run_chunked(scenario, n, seed, jobs, max_rounds, overrides, crn, summary_only=True,

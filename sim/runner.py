@@ -135,7 +135,7 @@ def provenance(scen: Scenario, seed: int, n: int, max_rounds: int) -> dict:
 
 def run(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
         max_rounds: int | None = None, overrides: dict | None = None, crn: bool = False,
-        first_chunk: int = 0, progress=None, backend: str = "loky", scheduler: str | None = None) -> RunResult:
+        first_chunk: int = 0, progress=None, backend: str = "threads", scheduler: str | None = None) -> RunResult:
     """Play a scenario `n` times and return the outcome tables.
 
     `scenario` is a path, a parsed dict or a Scenario. `n`, `seed` and `max_rounds`
@@ -143,9 +143,12 @@ def run(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
     which lets adaptive runs add chunks that are independent of the earlier ones.
     `progress`, if given, is called with the number of skirmishes in each finished chunk
     (see sim.progress.progress_bar); the API is silent without it.
-    `backend` ("loky" or "dask") and `scheduler` ("tcp://HOST:PORT") choose where chunks
-    are played (sim/backends.py); the result does not depend on it.
+    `backend` ("threads" of this process, "loky" worker processes or "dask") and
+    `scheduler` ("tcp://HOST:PORT") choose where chunks are played on `jobs` workers
+    (sim/backends.py); the result does not depend on it.
     """
+    from sim.backends import check_backend, local_workers
+    backend = check_backend(backend, scheduler)
     scen = scenario if isinstance(scenario, Scenario) else load_scenario(scenario, overrides)
     if isinstance(scenario, Scenario) and overrides:
         scen = load_scenario(scen.data, overrides)
@@ -159,39 +162,46 @@ def run(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1,
     data_json = json.dumps(scen.data, default=str)
     sizes = chunk_sizes(n)
     tasks = [(data_json, scen.source, first_chunk + i, size, seed, max_rounds, crn) for i, size in enumerate(sizes)]
-    if backend != "loky" or scheduler:
+    jobs = local_workers(jobs, len(tasks), scheduler)
+    if backend == "dask" or scheduler:
         from sim.backends import play_in_memory
         finished = play_in_memory(tasks, jobs, backend, scheduler, progress)
         progress = None  # told chunk by chunk as they finished
-    elif (jobs == 1 or len(tasks) == 1) and hasattr(scen.ruleset, "play_into"):
-        joined = _played_in_place(tasks, sum(sizes), progress)
-        return build_result(scen, [joined], seed, max_rounds, first_skirmish=first_chunk * CHUNK_SIZE)
-    elif jobs == 1 or len(tasks) == 1:
-        finished = (play_chunk(*t) for t in tasks)
-    else:
+    elif backend == "loky" and jobs > 1 and len(tasks) > 1:
         from joblib import Parallel, delayed
         # A generator (in task order) lets the progress bar move as chunks come back.
         from sim.backends import in_worker, sigint_held
         with sigint_held():  # the workers start with Ctrl-C blocked (see sigint_held)
             finished = Parallel(n_jobs=jobs, backend="loky", return_as="generator", max_nbytes=None)(
                 delayed(in_worker)(partial(_play_chunk_narrowed, chunk_size=CHUNK_SIZE), *t) for t in tasks)
+    elif hasattr(scen.ruleset, "play_into"):
+        joined = _played_in_place(tasks, sum(sizes), jobs, progress)
+        return build_result(scen, [joined], seed, max_rounds, first_skirmish=first_chunk * CHUNK_SIZE)
+    else:
+        from sim.threads import threaded
+        finished = (out for _, out in threaded(play_chunk, tasks, jobs, ordered=True))
     joined = _worker_deaths_reported(lambda: gather(zip(sizes, finished), sum(sizes), progress), tasks)
     return build_result(scen, [joined], seed, max_rounds, first_skirmish=first_chunk * CHUNK_SIZE)
 
 
-def _played_in_place(tasks: list[tuple], total: int, progress=None) -> Outcome:
-    """The chunks of a one-process run, each written by the ruleset straight into its rows
-    of the joined table (ruleset.new_outcome / play_into): what gather does without
-    copying every chunk a second time (it was most of a Yeti run's time outside the kernel)."""
-    joined, row, stalled = None, 0, 0
-    for data_json, source, chunk, size, seed, max_rounds, _crn in tasks:
-        scen, setup = _compiled(data_json, source)
-        if joined is None:
-            joined = scen.ruleset.new_outcome(setup, total)
-        stalled += scen.ruleset.play_into(setup, seed, chunk * CHUNK_SIZE, size, max_rounds, joined, row)
+def _played_in_place(tasks: list[tuple], total: int, jobs: int = 1, progress=None) -> Outcome:
+    """The chunks of a run in this process (on `jobs` threads), each written by the ruleset
+    straight into its rows of the joined table (ruleset.new_outcome / play_into): what
+    gather does without copying every chunk a second time (it was most of a Yeti run's
+    time outside the kernel)."""
+    from sim.threads import threaded
+    data_json, source = tasks[0][:2]
+    scen, setup = _compiled(data_json, source)
+    joined = scen.ruleset.new_outcome(setup, total)
+    calls, row = [], 0
+    for _json, _source, chunk, size, seed, max_rounds, _crn in tasks:
+        calls.append((setup, seed, chunk * CHUNK_SIZE, size, max_rounds, joined, row))
         row += size
+    stalled = 0
+    for i, stalled_in_chunk in threaded(scen.ruleset.play_into, calls, jobs):
+        stalled += stalled_in_chunk
         if progress is not None:
-            progress(size)
+            progress(tasks[i][3])
     joined.stalled, joined.gathered = stalled, True
     return joined
 

@@ -24,7 +24,7 @@ def summarize(result) -> dict:
     The tables are folded into the same Aggregate a summary-only run builds chunk by
     chunk, so both kinds of run report identical figures from one piece of code.
     """
-    from sim.aggregate import SUM_COLUMNS, aggregate_outcome, summarize_aggregate
+    from sim.aggregate import SUM_COLUMNS, aggregate_in_blocks, summarize_aggregate
     from sim.rulesets.base import DRAW, UNFINISHED, Outcome
     sk, cb, scen = result.skirmishes, result.combatants, result.scenario
     n, c, n_sides = len(sk), len(scen.combatants), len(scen.side_names)
@@ -36,7 +36,7 @@ def summarize(result) -> dict:
         if k in cb.columns and k not in per and k != "down_round":
             per[k] = cb[k].to_numpy().reshape(n, c)
     outcome = Outcome(winner, sk["rounds"].to_numpy(), per)
-    return summarize_aggregate(aggregate_outcome(outcome, n_sides), scen, result.meta)
+    return summarize_aggregate(aggregate_in_blocks(outcome, n_sides, c), scen, result.meta)
 
 
 def _pct(x: float) -> str:

@@ -65,13 +65,14 @@ def each(keyed: bool = False, declared: bool = False) -> list:
 
 @lru_cache(maxsize=None)
 def play(name: str, n: int = N, seed: int = SEED, jobs: int = 1, chunk: int | None = None,
-         override: tuple | None = None):
+         override: tuple | None = None, backend: str = "threads"):
     path = SCENARIOS[name][0]
     saved = sim.runner.CHUNK_SIZE
     try:
         if chunk is not None:
             sim.runner.CHUNK_SIZE = chunk
-        return sim.run(path, n=n, seed=seed, jobs=jobs, overrides=dict([override]) if override else None)
+        return sim.run(path, n=n, seed=seed, jobs=jobs, overrides=dict([override]) if override else None,
+                       backend=backend)
     finally:
         sim.runner.CHUNK_SIZE = saved
 
@@ -89,10 +90,11 @@ def test_every_ruleset_has_a_conformance_scenario():
     assert set(rulesets.names()) <= set(SCENARIOS)
 
 
+@pytest.mark.parametrize("backend", ["threads", "loky"])
 @pytest.mark.parametrize("name", each())
-def test_workers_do_not_change_the_tables(name):
+def test_workers_do_not_change_the_tables(name, backend):
     # Small chunks, so two workers really share the run.
-    assert_same_tables(play(name, chunk=1000), play(name, jobs=2, chunk=1000))
+    assert_same_tables(play(name, chunk=1000), play(name, jobs=2, chunk=1000, backend=backend))
 
 
 @pytest.mark.parametrize("name", each(keyed=True))

@@ -137,7 +137,7 @@ def test_resume_after_sigkill_removes_the_run_folders_part_files(tmp_path):
 
 @pytest.mark.parametrize("extra", [[], ["--summary-only"]])
 def test_a_killed_worker_in_an_everyday_parallel_run_is_one_paragraph_with_status_1(extra):
-    p = _cli("run", YETI, "-n", 300000, "-j", 2, *extra)
+    p = _cli("run", YETI, "-n", 300000, "-j", 2, "--backend", "loky", *extra)
     _wait_for(lambda: len(_loky_workers(p.pid)) == 2, p)
     time.sleep(0.3)  # both busy with chunks
     assert p.poll() is None

@@ -195,7 +195,7 @@ def _die(chunk, seed, size):
 
 def test_a_killed_worker_process_names_the_unfinished_chunks():
     with pytest.raises(WorkerDied) as e:
-        list(play_all(_die, [(i, 5, 10) for i in range(3)], jobs=2))
+        list(play_all(_die, [(i, 5, 10) for i in range(3)], jobs=2, backend="loky"))
     assert 1 in [c for c, _, _ in e.value.unfinished]
 
 
@@ -244,7 +244,7 @@ _REAL_PLAY_TASK = rundir.play_task
 def test_a_killed_worker_is_reported_and_resume_finishes_the_run(small_chunks, tmp_path, monkeypatch):
     monkeypatch.setattr(rundir, "play_task", _die_on_chunk_2)
     with pytest.raises(RunFailed) as e:
-        sim.run_to_folder(YETI, tmp_path / "run", n=2400, seed=12, jobs=2, summary_only=True)
+        sim.run_to_folder(YETI, tmp_path / "run", n=2400, seed=12, jobs=2, summary_only=True, backend="loky")
     msg = str(e.value)
     assert "a worker process died" in msg
     assert "chunk 2 (skirmishes 1000..1499, seed 12" in msg and "--skirmish 1000" in msg
@@ -288,3 +288,14 @@ def test_column_sums_and_maxima_equal_numpys_axis_reductions_for_every_outcome_d
     empty = np.zeros((0, 3), dtype=np.int32)
     np.testing.assert_array_equal(_column_sums(empty), [0, 0, 0])
     np.testing.assert_array_equal(_column_maxima(empty), [0, 0, 0])
+
+
+@pytest.mark.parametrize("path", [YETI, "scenarios/lens/novice_party_vs_brute.yaml",
+                                  "scenarios/lifeforce/archers_vs_beast.yaml"])
+def test_a_summary_folded_in_blocks_is_the_summary_of_one_pass(path, monkeypatch):
+    from sim import aggregate
+    result = sim.run(path, n=2000, seed=4)
+    one_pass = result.summary()
+    monkeypatch.setattr(aggregate, "FOLD_ROWS", 37)  # blocks of every size, a short last one
+    assert result.summary() == one_pass
+    assert one_pass["skirmishes"] == 2000

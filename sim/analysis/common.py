@@ -56,12 +56,9 @@ def _tasks(scen: Scenario, sizes: list[int], first_chunk: int, seed: int, max_ro
 
 def _execute(tasks: list, jobs: int, progress=None):
     """Play the chunk tasks; `progress(k)` hears of each chunk's k skirmishes as it ends."""
-    if jobs == 1 or len(tasks) <= 1:
-        finished = (play_chunk(*t) for t in tasks)
-    else:
-        from joblib import Parallel, delayed
-        finished = Parallel(n_jobs=jobs, backend="loky", return_as="generator")(
-            delayed(play_chunk)(*t) for t in tasks)
+    from sim.backends import local_workers
+    from sim.threads import threaded
+    finished = (out for _, out in threaded(play_chunk, tasks, local_workers(jobs, len(tasks)), ordered=True))
     outs = []
     for task, out in zip(tasks, finished):
         outs.append(out)
