@@ -62,12 +62,13 @@ def scenario_files(paths) -> list[Path]:
 
 def parse_assignments(items, option: str, form: str, example: str) -> dict:
     """`--set` / `--vary` items "PATH=VALUE" as {path: value}; ScenarioError naming the form."""
+    from sim.overrides import split_assignment
     out = {}
     for item in items:
-        if "=" not in item:
+        pair = split_assignment(item)
+        if pair is None:
             raise ScenarioError(f"{option} '{item}' needs the form {form}, e.g. {example}.")
-        path, value = item.split("=", 1)
-        out[path.strip()] = value
+        out[pair[0].strip()] = pair[1]
     return out
 
 

@@ -18,7 +18,7 @@ import copy
 from pathlib import Path
 
 from sim.errors import ScenarioError, closest
-from sim.overrides import entry_path
+from sim.overrides import entry_path, side_path
 
 DEFINITIONS = ("armory", "bestiary", "policies")
 LIBRARY_FIELDS = ("library", "description", "include", *DEFINITIONS)
@@ -40,7 +40,7 @@ def resolve(data: dict, base: Path, file: str | None = None, unresolved: list | 
         out["armory"] = defs["armory"]
     sides = out.get("sides")
     if isinstance(sides, dict):
-        out["sides"] = {name: _resolve_side(side, defs, f"sides.{name}", bad) for name, side in sides.items()}
+        out["sides"] = {name: _resolve_side(side, defs, side_path(name), bad) for name, side in sides.items()}
     if bad and unresolved is None:
         raise bad[0][1]
     return out

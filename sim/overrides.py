@@ -1,8 +1,11 @@
 """Addressing any scenario value by a path, e.g. `sides.yeti.combatants[Yeti].defense`.
 
 Segments are separated by dots; `[i]` indexes a list by position and `[Name]` picks
-the list entry whose `name` is Name. Values given as text are parsed as YAML scalars,
-so `--set rules.resolution=sequential` and `--set ...defense=4` both do what they say.
+the list entry whose `name` is Name. A name holding a dot, a bracket or a double quote,
+or one that looks like a number, is written in double quotes (a quote or backslash in
+it after a backslash): `sides."Orcs [elite]".policy.focus`, `combatants["3"].defense`.
+Values given as text are parsed as YAML scalars, so `--set rules.resolution=sequential`
+and `--set ...defense=4` both do what they say.
 """
 from __future__ import annotations
 
@@ -11,7 +14,12 @@ import re
 
 from sim.errors import ScenarioError, closest
 
-_SEGMENT = re.compile(r"([^.\[\]]+)|\[([^\]]*)\]")
+_QUOTED = r'"((?:[^"\\]|\\.)*)"'
+# A quoted key, a quoted name in brackets, a plain key, anything else in brackets.
+_SEGMENT = re.compile(rf'{_QUOTED}|\[{_QUOTED}\]|([^.\[\]"]+)|\[([^\]"]*)\]')
+# What a segment may hold unquoted; `=` is quoted too, or `--set PATH=VALUE` would end
+# the path there.
+_PLAIN = re.compile(r'[^.\[\]"\\=]+')
 
 
 def split_path(path: str) -> list:
@@ -26,15 +34,59 @@ def split_path(path: str) -> list:
         if not m:
             raise ScenarioError(f"cannot read the path '{path}'; write it like "
                                 "sides.yeti.combatants[Yeti].defense or rules.resolution.", path=path)
-        if m.group(1) is not None:
-            parts.append(m.group(1))
+        quoted_key, quoted_name, key, picked = m.groups()
+        if quoted_key is not None:
+            parts.append(_unescape(quoted_key))
+        elif quoted_name is not None:
+            parts.append(("name", _unescape(quoted_name)))
+        elif key is not None:
+            parts.append(key)
         else:
-            key = m.group(2)
-            parts.append(int(key) if key.lstrip("-").isdigit() else ("name", key))
+            parts.append(int(picked) if picked.lstrip("-").isdigit() else ("name", picked))
         pos = m.end()
     if not parts:
         raise ScenarioError("an empty path; name the value to change, e.g. rules.resolution.", path=path)
     return parts
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def key_segment(name: str) -> str:
+    """A mapping key as a path segment: `name`, or quoted where it would not read back."""
+    return name if _PLAIN.fullmatch(name) and name.strip() == name else _quoted(name)
+
+
+def pick_segment(name: str) -> str:
+    """`[name]` picking a list entry by name, quoted where it would not read back (a
+    bracket in it, or a number, which would read as a position)."""
+    plain = _PLAIN.fullmatch(name) and name.strip() == name and not name.lstrip("-").isdigit()
+    return f"[{name}]" if plain else f"[{_quoted(name)}]"
+
+
+def side_path(side: str, *rest: str) -> str:
+    """`sides.<side>` and what follows, the side's name quoted where it must be."""
+    return ".".join(["sides", key_segment(side), *rest])
+
+
+def split_assignment(item: str) -> tuple[str, str] | None:
+    """`PATH=VALUE` at its first `=` outside a quoted segment; None without one."""
+    quoted, escaped = False, False
+    for i, ch in enumerate(item):
+        if escaped:
+            escaped = False
+        elif ch == "\\" and quoted:
+            escaped = True
+        elif ch == '"':
+            quoted = not quoted
+        elif ch == "=" and not quoted:
+            return item[:i], item[i + 1:]
+    return None
 
 
 def parse_value(text):
@@ -159,8 +211,8 @@ def entry_path(path: str, entries: list, i: int) -> str:
     """`path[Name]` for a list entry with a distinct name (what `--set` accepts), else `path[i]`."""
     entry = entries[i]
     name = entry.get("name", entry.get("use")) if isinstance(entry, dict) else None
-    if isinstance(name, str) and name.strip() and not set(name) & set("[]") and name.strip() == name:
+    if isinstance(name, str) and name.strip():
         same = [e for e in entries if isinstance(e, dict) and e.get("name", e.get("use")) == name]
         if len(same) == 1:
-            return f"{path}[{name}]"
+            return f"{path}{pick_segment(name)}"
     return f"{path}[{i}]"

@@ -14,7 +14,7 @@ from sim import rulesets
 from sim.armory import expand, weapon_table
 from sim.errors import Problems, ScenarioError, combine
 from sim.formations import BATTLEFIELD_FIELDS, FORMATIONS, MAX_GRID
-from sim.overrides import entry_path
+from sim.overrides import entry_path, side_path
 from sim.policy import TARGET_MODES, Policy, compile_policy, policy_schema
 from sim.schema import Field, validate, validate_record
 
@@ -255,7 +255,7 @@ def _build_sides(sides_raw: dict, ruleset, table, problems: Problems):
     formations: list[str] = []
     total = 0
     for s, (side_name, side_raw) in enumerate(sides_raw.items()):
-        spath = f"sides.{side_name}"
+        spath = side_path(side_name)
         side = problems.attempt(validate_record, side_raw, SIDE_FIELDS, spath)
         if side is None:
             continue
@@ -316,7 +316,7 @@ def check_side_names(sides: dict) -> None:
         if name.strip().lower() in RESERVED_SIDE_NAMES:
             raise ScenarioError(f"a side is named {name!r}, which the results use for "
                                 f"{'a draw' if name.strip().lower() == 'draw' else 'an unfinished fight'}; "
-                                "rename the side.", path=f"sides.{name}")
+                                "rename the side.", path=side_path(name))
 
 
 def _as_mapping(value, path) -> dict:

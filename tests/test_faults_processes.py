@@ -432,3 +432,32 @@ def test_the_ctrl_c_watchdog_ending_a_run_mid_write_leaves_no_part_file(tmp_path
                           text=True, timeout=RUN_WITHIN_S)
     assert done.returncode == 130, done.stderr
     assert _part_files(tmp_path) == [] and not target.exists()
+
+
+CTRL_C_IN_TEARDOWN = '''
+import os, signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as started from a terminal, not by xdist
+
+
+class CtrlCAtTeardown:
+    """Stands for a Ctrl-C pressed while the interpreter tears itself down: its modules'
+    objects are freed after it has put SIGINT back to the default action."""
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.2)
+
+
+sys.modules["__main__"].pressed_late = CtrlCAtTeardown()
+from sim.cli import main
+main()
+'''
+
+
+def test_a_ctrl_c_after_the_command_is_done_never_kills_it_silently():
+    """CI saw a run end by signal (status -2, nothing printed) when a Ctrl-C came as the
+    process exited. A finished command now ends without the interpreter's teardown."""
+    p = subprocess.Popen([sys.executable, "-c", CTRL_C_IN_TEARDOWN, "run", YETI, "-n", "300"], cwd=ROOT,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    code, out, err = _finish(p)
+    assert code == 0, f"status {code}: {err}"
+    assert "scenario hash" in out and err == ""

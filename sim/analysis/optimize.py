@@ -38,6 +38,7 @@ from sim.analysis import optimize_space as sp
 from sim.analysis.common import (_execute, _run_settings, _tasks, as_scenario, check_side, frame, paired_diff,
                                  provenance_columns, variant)
 from sim.errors import ScenarioError
+from sim.overrides import side_path
 from sim.policy import policy_schema
 from sim.progress import expect
 from sim.runner import CHUNK_SIZE, chunk_sizes
@@ -95,7 +96,7 @@ def parse_budget(text) -> Budget:
 def with_policies(scenario, policies: dict[str, dict]):
     """The scenario with each named side's policy block replaced (errors name its file)."""
     base = as_scenario(scenario)
-    return variant(base, {f"sides.{side}.policy": dict(p) for side, p in policies.items()})
+    return variant(base, {side_path(side, "policy"): dict(p) for side, p in policies.items()})
 
 
 class _Search:

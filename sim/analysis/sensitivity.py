@@ -18,6 +18,7 @@ from sim.analysis.common import (as_scenario, frame, paired_diff, play_variants,
 from sim.analysis.optimize_play import best_base, check_play
 from sim.dice import Dice, parse_dice
 from sim.errors import ScenarioError, closest
+from sim.overrides import pick_segment, side_path
 from sim.schema import REQUIRED, Field
 
 DIE_LADDER = (2, 4, 6, 8, 10, 12, 20)
@@ -47,7 +48,7 @@ def _int_step(value, spec: Field, step: int):
 def stat_steps(scen, side: str, index: int, raw: dict) -> list[tuple[str, str, object, object, int]]:
     """(stat label, path, old value, new value, step) for every numeric stat of one stat block."""
     fields = scen.ruleset.combatant_fields
-    prefix = f"sides.{side}.combatants[{raw['name']}]"
+    prefix = side_path(side, "combatants" + pick_segment(raw["name"]))
     out = []
     for name, spec in fields.items():
         value = raw.get(name, None if spec.default is REQUIRED else spec.default)

@@ -18,7 +18,7 @@ from sim.analysis.common import (as_scenario, check_side, frame, play_variants, 
                                  win_matrix)
 from sim.analysis.optimize_play import best_entrants, check_play
 from sim.errors import ScenarioError, closest
-from sim.overrides import parse_value
+from sim.overrides import parse_value, side_path
 from sim.policy import TARGET_MODES
 from sim.stats import wilson
 
@@ -99,7 +99,7 @@ def tournament(scenario, policies: dict[str, list], n: int | None = 20000, seed:
         for side, (_, spec) in zip(base.side_names, combo):
             if spec:
                 own = base.data["sides"][side].get("policy") or {}
-                ov[f"sides.{side}.policy"] = {**own, **spec}
+                ov[side_path(side, "policy")] = {**own, **spec}
         variants.append(variant(base, ov))
     played = play_variants(variants, n=n, seed=seed, jobs=jobs, max_rounds=max_rounds, crn=True,
                            reduce=lambda r: (win_matrix(r), int((r.skirmishes["winner"] == "draw").sum())),

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from sim.errors import ScenarioError
+from sim.overrides import side_path
 from sim.rulesets import deferred
 from sim.rulesets.gods_and_monsters import schema
 from sim.rulesets.gods_and_monsters.weapons import WEAPONS
@@ -43,7 +44,7 @@ class GodsAndMonsters:
             seen.add(id(c.stats))
             idx = [x.stats for x in scenario.combatants if x.side == c.side]
             pos = next(i for i, st in enumerate(_unique(idx)) if st is c.stats)
-            path = f"sides.{scenario.side_names[c.side]}.combatants[{pos}]"
+            path = side_path(scenario.side_names[c.side], f"combatants[{pos}]")
             if not c.stats["attacks"] and not c.stats["weapons"]:
                 raise ScenarioError(
                     f"{c.stats['name']} has neither `weapons` nor `attacks`; give at least one, e.g. "

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from sim.errors import ScenarioError, closest
+from sim.overrides import side_path
 from sim.policy import TARGET_MODES
 from sim.rulesets import deferred
 from sim.rulesets.lens import advice, schema
@@ -56,7 +57,7 @@ class Lens:
             side = scenario.side_names[c.side]
             raw = scenario.data["sides"][side]["combatants"]
             pos = next((i for i, r in enumerate(raw) if isinstance(r, dict) and r.get("name") == s["name"]), 0)
-            path = f"sides.{side}.combatants[{pos}]"
+            path = side_path(side, f"combatants[{pos}]")
             _check_one(s, path, known_tags)
             for tag in c.policy_spec.get("tag_order") or []:
                 if tag not in known_tags:

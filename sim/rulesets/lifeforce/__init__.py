@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from sim.errors import ScenarioError
+from sim.overrides import side_path
 from sim.policy import TARGET_MODES
 from sim.rulesets import deferred
 from sim.rulesets.base import STANDARD_COMBATANT_COLUMNS
@@ -58,7 +59,7 @@ class Lifeforce:
             if c.policy.params["family"] == "skirmisher" and not any(w["range"] for w in c.stats["weapons"]):
                 side = scenario.side_names[c.side]
                 raise ScenarioError(f"{c.name} is a skirmisher without a ranged weapon (a weapon with `range`); "
-                                    "give it one or choose family steady.", path=f"sides.{side}.policy.family")
+                                    "give it one or choose family steady.", path=side_path(side, "policy", "family"))
 
 
 RULESET = Lifeforce()
