@@ -124,9 +124,9 @@ class Group(click.Group):
                        err=True)
             ctx.exit(EXIT_FAULT if e.errno in _FAULT_ERRNOS else EXIT_BAD_INPUT)
         except KeyboardInterrupt:
-            from sim.cli_scale import settle_after_interrupt
+            from sim.cli_scale import say_interrupted, settle_after_interrupt
             settle_after_interrupt()
-            echo("interrupted. No file was left half-written.", err=True)
+            say_interrupted("interrupted. No file was left half-written.")
             ctx.exit(EXIT_INTERRUPTED)
 
 

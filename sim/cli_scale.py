@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sim.backends import ChunkCrash, RunFailed
+from sim.interrupts import INTERRUPTED, stop_if_interrupted
 
 EXIT_CRASH = 1
 EXIT_INTERRUPTED = 130
@@ -27,9 +28,16 @@ def crash_guard(resume_hint: str | None = None):
         sys.exit(EXIT_CRASH)
     except KeyboardInterrupt:
         settle_after_interrupt()
-        echo("interrupted." + (f" Finished chunks are saved; finish the run with: {resume_hint}"
-                               if resume_hint else " No file was left half-written."), err=True)
+        say_interrupted("interrupted." + (f" Finished chunks are saved; finish the run with: {resume_hint}"
+                                          if resume_hint else " No file was left half-written."))
         sys.exit(EXIT_INTERRUPTED)
+
+
+def say_interrupted(paragraph: str) -> None:
+    """The one paragraph a Ctrl-C prints (and that the watchdog knows was printed)."""
+    from sim.terminal import echo
+    INTERRUPTED["said"] = True
+    echo(paragraph, err=True)
 
 
 def settle_after_interrupt() -> None:
@@ -54,6 +62,9 @@ def _end_now() -> None:
     import os
     import signal
     _remove_half_written()
+    if not INTERRUPTED["said"]:  # the Ctrl-C's exception was dropped (a callback) and nothing reached a safe point
+        sys.stderr.write("interrupted. No file was left half-written.\n")
+        sys.stderr.flush()
     from joblib.externals.loky import reusable_executor
     executor = reusable_executor._executor
     for pid in list(getattr(executor, "_processes", None) or {}):
@@ -64,16 +75,12 @@ def _end_now() -> None:
     os._exit(EXIT_INTERRUPTED)
 
 
-INTERRUPTED = {"pending": False}
-
-
 def interruptible(progress):
     """`progress` that raises KeyboardInterrupt at the next finished chunk after a Ctrl-C:
     library code that catches every exception could otherwise swallow the one Ctrl-C
     raised, and the run would go on as if nothing had been pressed."""
     def update(k):
-        if INTERRUPTED["pending"]:
-            raise KeyboardInterrupt
+        stop_if_interrupted()
         if progress is not None:  # None: no bar (quiet, or stderr is not a terminal)
             progress(k)
     return update

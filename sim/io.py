@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import shutil
 import socket
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -81,11 +81,8 @@ def replacing(path):
     """Yield a temporary path beside `path`; on success it replaces `path`, on any
     failure (an exception, Ctrl-C) it is removed and `path` is left as it was."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{owner_tag()}.", suffix=".part", dir=path.parent)
-    _IN_FLIGHT.add(tmp)
+    tmp = new_temporary(path)
     try:
-        os.close(fd)
         yield tmp
         _usual_mode(tmp)
         os.replace(tmp, path)
@@ -93,7 +90,7 @@ def replacing(path):
         Path(tmp).unlink(missing_ok=True)
         raise
     finally:
-        _IN_FLIGHT.discard(tmp)
+        finished_with(tmp)
 
 
 # The temporaries this process is writing. A hard exit (the Ctrl-C watchdog's) skips the
@@ -101,10 +98,60 @@ def replacing(path):
 _IN_FLIGHT: set[str] = set()
 
 
+_IN_FLIGHT_FOLDERS: set[str] = set()
+
+
 def remove_in_flight() -> None:
     for tmp in list(_IN_FLIGHT):
         Path(tmp).unlink(missing_ok=True)
         _IN_FLIGHT.discard(tmp)
+    for folder in list(_IN_FLIGHT_FOLDERS):
+        shutil.rmtree(folder, ignore_errors=True)
+        _IN_FLIGHT_FOLDERS.discard(folder)
+
+
+def new_temporary(path: Path) -> str:
+    """A new private `.part` file beside `path` (its folder made if need be), among the
+    temporaries a Ctrl-C removes until `finished_with(it)`: moved into place or removed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return _registered_new(lambda name: os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)),
+                           f"{path.parent / ('.' + path.name)}.{owner_tag()}.", ".part", _IN_FLIGHT)
+
+
+def finished_with(tmp: str) -> None:
+    _IN_FLIGHT.discard(tmp)
+
+
+def _registered_new(make, prefix: str, suffix: str, registry: set[str]) -> str:
+    """A new file or folder `prefix + random + suffix`, made by `make(name)`, and in
+    `registry` before it exists. Registered after (tempfile's mkstemp, then add), a Ctrl-C
+    handled as `make` returned left it unregistered, and so on disk: 1 in 12 interrupts of
+    a threads run, whose main thread waits for the interpreter's lock after each system
+    call while the chunk threads hold it."""
+    for _ in range(100):
+        name = f"{prefix}{secrets.token_hex(4)}{suffix}"
+        registry.add(name)
+        try:
+            make(name)
+            return name
+        except FileExistsError:
+            registry.discard(name)  # another's, by chance: not ours to remove
+    raise FileExistsError(f"no free temporary name beside {prefix}")
+
+
+@contextmanager
+def temporary_folder(prefix: str, parent):
+    """A hidden folder under `parent`, removed on the way out, as tempfile's
+    TemporaryDirectory, but registered until it is gone: a Ctrl-C landing in its removal
+    (at the end of a run that streams --out through it) stopped the removal halfway and
+    left the folder and its chunks beside the output; the interrupt's cleanup
+    (remove_in_flight) now finishes it."""
+    folder = _registered_new(lambda name: os.mkdir(name, 0o700), os.path.join(parent, prefix), "", _IN_FLIGHT_FOLDERS)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        _IN_FLIGHT_FOLDERS.discard(folder)
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:

@@ -57,8 +57,11 @@ def _quoted(name: str) -> str:
     return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def key_segment(name: str) -> str:
-    """A mapping key as a path segment: `name`, or quoted where it would not read back."""
+def key_segment(name) -> str:
+    """A mapping key as a path segment: `name`, or quoted where it would not read back.
+    A key that is not text (a side named null in a bad file) is shown as Python prints it."""
+    if not isinstance(name, str):
+        return str(name)
     return name if _PLAIN.fullmatch(name) and name.strip() == name else _quoted(name)
 
 

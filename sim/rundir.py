@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
@@ -27,8 +26,9 @@ from sim.aggregate import Aggregate, aggregate_outcome, summarize_aggregate
 from sim.backends import ChunkCrash, RunFailed, WorkerDied, play_all
 from sim.errors import ScenarioError
 from sim.io import (atomic_write_bytes, atomic_write_frame, atomic_write_text, owner_tag,
-                    remove_stale_temporaries)
+                    remove_stale_temporaries, temporary_folder)
 from sim import runner
+from sim.interrupts import stop_if_interrupted
 from sim.scenario import Scenario, load_scenario
 
 FORMAT = 1
@@ -219,6 +219,7 @@ def _stream_one(frames: Iterator[pd.DataFrame], tmp, fmt: str, meta: dict, pair:
     writer = None
     try:
         for i, frame in enumerate(frames):
+            stop_if_interrupted()
             if fmt == "csv":
                 frame.to_csv(tmp, mode="w" if i == 0 else "a", header=i == 0, index=False)
                 continue
@@ -316,7 +317,7 @@ def run_chunked(scenario, n: int | None = None, seed: int | None = None, jobs: i
         parent = Path(out).parent
         parent.mkdir(parents=True, exist_ok=True)
         remove_stale_temporaries(parent)  # chunk folders of runs killed before they could clean up
-        with tempfile.TemporaryDirectory(prefix=f".skirmish-chunks-{owner_tag()}-", dir=parent) as tmp:
+        with temporary_folder(f".skirmish-chunks-{owner_tag()}-", parent) as tmp:
             result = run_chunked(scenario, n, seed, jobs, max_rounds, overrides, crn, run_dir=tmp, backend=backend,
                                  scheduler=scheduler, out=out, scratch=scratch, progress=progress,
                                  _temporary=True)

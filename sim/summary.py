@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
-from sim.io import _usual_mode, owner_tag
+from sim.io import _usual_mode, finished_with, new_temporary, owner_tag
 from sim.stats import wilson
 
 
@@ -139,10 +138,7 @@ def replacing_together(paths):
     tmps = []
     try:
         for path in paths:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{owner_tag()}.", suffix=".part", dir=path.parent)
-            os.close(fd)
-            tmps.append(tmp)
+            tmps.append(new_temporary(path))
         yield list(tmps)
         for tmp in tmps:
             _usual_mode(tmp)
@@ -158,6 +154,9 @@ def replacing_together(paths):
         for tmp in tmps:
             Path(tmp).unlink(missing_ok=True)
         raise
+    finally:
+        for tmp in tmps:
+            finished_with(tmp)
 
 
 def _replace_all(tmps: list, paths: list[Path]) -> None:

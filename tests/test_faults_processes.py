@@ -432,6 +432,24 @@ def test_the_ctrl_c_watchdog_ending_a_run_mid_write_leaves_no_part_file(tmp_path
                           text=True, timeout=RUN_WITHIN_S)
     assert done.returncode == 130, done.stderr
     assert _part_files(tmp_path) == [] and not target.exists()
+    # Its Ctrl-C's exception was lost, so nothing had said so: the watchdog does, once.
+    assert done.stderr == "interrupted. No file was left half-written.\n"
+
+
+def test_a_ctrl_c_lost_in_a_callback_stops_the_streaming_of_the_tables(tmp_path):
+    """Under load, a run stopped while its tables were streamed into --out ended 5 s
+    later by the watchdog with status 130 and nothing printed: the Ctrl-C's exception had
+    been dropped in a callback, and streaming had no point that looked at the flag."""
+    from sim.interrupts import INTERRUPTED
+    from sim.rundir import run_chunked
+    result = run_chunked(YETI, n=900, seed=3, run_dir=tmp_path / "run")
+    INTERRUPTED["pending"] = True
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            result.write(tmp_path / "out" / "t.parquet")
+    finally:
+        INTERRUPTED["pending"] = False
+    assert not (tmp_path / "out" / "t.parquet").exists() and _part_files(tmp_path / "out") == []
 
 
 CTRL_C_IN_TEARDOWN = '''
@@ -461,3 +479,49 @@ def test_a_ctrl_c_after_the_command_is_done_never_kills_it_silently():
     code, out, err = _finish(p)
     assert code == 0, f"status {code}: {err}"
     assert "scenario hash" in out and err == ""
+
+
+def test_a_ctrl_c_in_the_removal_of_the_hidden_chunk_folder_leaves_nothing_behind(tmp_path, monkeypatch):
+    """CI-like find on the threads backend: a Ctrl-C at the end of a `--out` run (1.9 s in)
+    stopped the removal of `.skirmish-chunks-...` halfway, its 31 chunk tables left beside
+    the output. The interrupt's cleanup now finishes the removal."""
+    import shutil
+
+    from sim import io
+    real, calls = shutil.rmtree, []
+
+    def interrupted_once(path, **kw):
+        calls.append(path)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        return real(path, **kw)
+
+    monkeypatch.setattr(io.shutil, "rmtree", interrupted_once)
+    with pytest.raises(KeyboardInterrupt):
+        with io.temporary_folder(".skirmish-chunks-x-", tmp_path) as folder:
+            (Path(folder) / "chunk-000001.combatants.parquet").write_bytes(b"PAR1")
+    assert Path(folder).exists()  # what the interrupted removal left
+    from sim.cli_scale import settle_after_interrupt
+    settle_after_interrupt()  # what the CLI does on Ctrl-C
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_ctrl_c_as_a_temporary_file_is_made_leaves_no_part_file(tmp_path, monkeypatch):
+    """On the threads backend 3 of 54 interrupted `--run-dir --out` runs left a chunk's
+    `.part` file: the Ctrl-C was handled as the file's creation returned (the main thread
+    waits for the interpreter's lock there), before it was registered for removal."""
+    from sim import io
+    from sim.cli_scale import settle_after_interrupt
+    real_open = os.open
+
+    def made_then_interrupted(*args, **kw):
+        fd = real_open(*args, **kw)
+        monkeypatch.setattr(os, "open", real_open)
+        os.close(fd)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "open", made_then_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        io.atomic_write_text(tmp_path / "summary.json", "{}")
+    settle_after_interrupt()
+    assert list(tmp_path.iterdir()) == []

@@ -71,6 +71,7 @@ def test_threads_give_the_tables_of_one_job_with_chunks_shared_between_them(monk
 
     def spy(*args):
         seen.add(threading.current_thread().name)
+        time.sleep(0.02)  # each chunk long enough that the other thread takes the next, even on a busy machine
         return original(*args)
 
     monkeypatch.setattr(one.scenario.ruleset, "play_into", spy)
