@@ -204,10 +204,20 @@ def check_backend(backend: str, scheduler: str | None) -> str:
             raise ScenarioError("the dask backend needs dask.distributed: pip install 'skirmish-sim[cluster]' "
                                 "(or pip install dask distributed).") from None
     if scheduler and not (scheduler.startswith(("tcp://", "tls://", "inproc://", "ucx://", "ws://", "wss://"))
-                          and len(scheduler.split("://", 1)[1]) > 0):
+                          and len(scheduler.split("://", 1)[1]) > 0 and _parses(scheduler)):
         raise ScenarioError(f"--scheduler '{scheduler}' is not a scheduler address; write it like "
-                            "tcp://HOST:PORT (as printed by `dask scheduler`).")
+                            "tcp://HOST:PORT or tcp://[::1]:PORT (as printed by `dask scheduler`).")
     return backend
+
+
+def _parses(address: str) -> bool:
+    from urllib.parse import urlsplit
+    try:
+        parts = urlsplit(address)
+        parts.port  # noqa: B018 - raises for a port that is not a number or out of range
+    except ValueError:  # an unclosed [ of an IPv6 host, a bad port
+        return False
+    return True
 
 
 @contextmanager

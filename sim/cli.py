@@ -56,7 +56,10 @@ def scenario_files(paths) -> list[Path]:
     # The same file named twice (or by a folder and by name) is one scenario, played once.
     unique = {}
     for f in files:
-        unique.setdefault(f.resolve(), f)
+        try:
+            unique.setdefault(f.resolve(), f)
+        except (RuntimeError, OSError) as e:  # a symlink loop (RuntimeError before Python 3.13)
+            raise ScenarioError(f"{f}: cannot be followed ({e}); give the scenario file itself.") from None
     return list(unique.values())
 
 
@@ -193,6 +196,10 @@ def run(scenarios, skirmishes, seed, jobs, max_rounds, sets, out, as_json, repor
     loaded = [load_scenario(f, overrides) for f in files]
     check_outputs(out, run_dir, report_dir, len(files))
     note_cores(jobs, scheduler)
+    if len(loaded) > 1:  # a file whose set-up fails must stop the run before the first file's outputs
+        from sim.runner import built
+        for scen in loaded:
+            built(scen)
     from sim.rundir import RunFolder, subfolder_name
     if len(files) > 1 and (run_dir or out):
         check_distinct_names(files)
@@ -269,6 +276,12 @@ def check_outputs(out, run_dir, report_dir, n_files: int) -> None:
     from sim.io import check_output_folder
     if out:
         check_output_folder(Path(out) if n_files > 1 else Path(out).parent, "--out")
+    if out and n_files == 1:
+        from sim.summary import table_paths
+        for target in filter(None, table_paths(out)[:3]):
+            if target.is_dir():
+                raise ScenarioError(f"--out {out} writes {target}, which is a folder; move the folder away "
+                                    "or give --out another name.")
     if run_dir:
         check_output_folder(run_dir, "--run-dir")
     if report_dir:

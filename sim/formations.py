@@ -92,6 +92,12 @@ class Layout:
         depth = max(max((o[0] for o in offsets[s]), default=0) + 1 for s in range(n_sides))
         depth = max(depth, SCATTER_DEPTH if "scattered" in formations else 1)
         needed = (depth + 2) * 2 + gap * (n_sides - 1) + 1
+        if needed > MAX_GRID:
+            raise ScenarioError(
+                f"the sides start {gap:,} cells apart ({spec['start_distance']:g} {unit} in cells of {cell:g} "
+                f"{unit}), which with their ranks needs a battlefield {needed:,} cells long; it is at most "
+                f"{MAX_GRID:,}. Shorten battlefield.start_distance or make battlefield.cell_size larger.",
+                path="battlefield.start_distance")
         width = spec["width"] or needed
         # A wider field than needed is shared out evenly, so both sides have room to back away.
         margin = depth + 2 + max(0, (width - needed) // 2)

@@ -109,7 +109,11 @@ def _included(spec, base: Path, chain: list[str], count: list[int], ruleset) -> 
         raise ScenarioError("expected a file path or a list of them, relative to this file, e.g. "
                             "include: [../library/gods_and_monsters.yaml].", file=chain[-1], path="include")
     for rel in paths:
-        target = (base / rel).resolve()
+        try:
+            target = (base / rel).resolve()
+        except (RuntimeError, OSError) as e:  # a symlink loop (RuntimeError before Python 3.13), a bad name
+            raise ScenarioError(f"includes '{rel}', which cannot be followed ({e}); point `include:` at the "
+                                "library file itself.", file=chain[-1], path="include") from None
         if str(target) in chain:
             loop = " -> ".join([*(Path(c).name for c in chain[chain.index(str(target)):]), target.name])
             raise ScenarioError(f"includes itself in a circle ({loop}); remove one of these includes.",

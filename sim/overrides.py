@@ -148,8 +148,17 @@ def set_path(data: dict, path: str, value) -> dict:
     return out
 
 
+# Read when the file is read, before any override: a --set of them would change nothing.
+RESOLVED_ON_READING = ("include", "bestiary", "policies")
+
+
 def apply_overrides(data: dict, overrides: dict) -> dict:
     for path, value in overrides.items():
+        first = split_path(path)[0]
+        if first in RESOLVED_ON_READING:
+            raise ScenarioError(f"`{first}:` is resolved when the file is read, before any --set, so setting it "
+                                "would change nothing; edit the file, or set the fields of the combatants or "
+                                "policies it supplies (e.g. sides.party.combatants[Ogre].defense).", path=path)
         data = set_path(data, path, value)
     return data
 

@@ -22,6 +22,7 @@ is evaluated with NumPy over the whole batch at once.
 from __future__ import annotations
 
 import ast
+import math
 import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -57,6 +58,20 @@ def _check_condition_size(tree: ast.AST, path: str) -> None:
                                 f"{MAX_CONDITION_DEPTH} levels of nesting); split it over several rules.",
                                 path=path)
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+
+
+# The largest number a condition may hold: the kernels evaluate conditions in float64,
+# exact for integers to 2**53, and no observation comes near either.
+MAX_CONDITION_NUMBER = 10 ** 15
+
+
+def _check_number(value, text: str, path: str) -> None:
+    if isinstance(value, bool):
+        return
+    if abs(value) > MAX_CONDITION_NUMBER or not math.isfinite(value):  # abs first: a 400-digit int is no float
+        shown = str(value) if len(str(value)) <= 24 else f"a number of {len(str(value))} digits"
+        raise ScenarioError(f"'{text[:80]}{'...' if len(text) > 80 else ''}': {shown} is out of range; a "
+                            f"number in a condition is at most {MAX_CONDITION_NUMBER:.0e} in size.", path=path)
 
 
 def compile_condition(text: str, names: dict[str, str], path: str,
@@ -116,6 +131,7 @@ def compile_condition(text: str, names: dict[str, str], path: str,
                 return out
             return f
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, bool)):
+            _check_number(node.value, text, path)
             return lambda obs, v=node.value: v
         if isinstance(node, ast.Name):
             lowered = {"true": True, "false": False}

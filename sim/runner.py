@@ -83,6 +83,11 @@ def warm_rulesets(names=None) -> list[tuple[str, bool, float]]:
     return done
 
 
+def built(scen: Scenario):
+    """The ruleset's set-up of `scen`, as the run will use it (kept for the run)."""
+    return _compiled(json.dumps(scen.data, default=str), scen.source)[1]
+
+
 def check_seed(seed: int, first_skirmish: int, n: int) -> None:
     from sim.keyed import check_key
     try:

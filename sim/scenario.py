@@ -157,6 +157,10 @@ def read_scenario_file(path):
     return data, node
 
 
+# What a scenario loaded from a dict is called where a file name would be.
+DATA_SOURCE = "<scenario>"
+
+
 def load_scenario(source, overrides: dict | None = None) -> Scenario:
     """Load a scenario from a path or an already-parsed dict; `overrides` maps paths to values.
 
@@ -165,7 +169,7 @@ def load_scenario(source, overrides: dict | None = None) -> Scenario:
     from sim.library import resolve
     node = None
     if isinstance(source, dict):
-        data, name, base = copy.deepcopy(source), "<scenario>", Path.cwd()
+        data, name, base = copy.deepcopy(source), DATA_SOURCE, Path.cwd()
     else:
         name = str(source)
         data, node = read_scenario_file(source)

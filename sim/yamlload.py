@@ -146,23 +146,32 @@ def _too_deep(line: int, file) -> ScenarioError:
 
 
 def _check_size(root, file) -> None:
-    """Refuse documents whose aliases expand to more than MAX_NODES values."""
+    """Refuse documents whose aliases expand to more than MAX_NODES values, or that hold
+    a value containing itself (`&a [*a]`: it expands forever, and every later step that
+    walks the data, from hashing the scenario on, would fail on it)."""
     sizes: dict[int, int] = {}
-    order, stack = [], [root]
-    while stack:  # post-order without recursion; an alias is a shared node, sized once
-        node = stack.pop()
-        if id(node) in sizes:
-            continue
-        sizes[id(node)] = 0
-        order.append(node)
-        stack.extend(_children(node))
-    for node in reversed(order):
-        total = 1 + sum(sizes[id(c)] for c in _children(node))
-        if total > MAX_NODES:
-            raise ScenarioError(f"expands to more than {MAX_NODES:,} values once its aliases (*name) are "
-                                f"filled in (line {node.start_mark.line + 1}); an alias may reuse an anchor, "
-                                "not multiply it.", file=file)
-        sizes[id(node)] = total
+    open_nodes: set[int] = set()
+    stack = [(root, iter(_children(root)))]
+    open_nodes.add(id(root))
+    while stack:  # depth first without recursion; an alias is a shared node, sized once
+        node, children = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            open_nodes.discard(id(node))
+            total = 1 + sum(sizes[id(c)] for c in _children(node))
+            if total > MAX_NODES:
+                raise ScenarioError(f"expands to more than {MAX_NODES:,} values once its aliases (*name) are "
+                                    f"filled in (line {node.start_mark.line + 1}); an alias may reuse an anchor, "
+                                    "not multiply it.", file=file)
+            sizes[id(node)] = total
+        elif id(child) in open_nodes:
+            raise ScenarioError(f"a value contains an alias to itself (the anchor on line {child.start_mark.line + 1} "
+                                "is used inside its own value), so it would never end; write the value out, or "
+                                "anchor a part of it that does not hold the alias.", file=file)
+        elif id(child) not in sizes:
+            open_nodes.add(id(child))
+            stack.append((child, iter(_children(child))))
 
 
 def _children(node):

@@ -20,7 +20,7 @@ import sim
 from sim.errors import ScenarioError
 from sim.progress import expect
 from sim.runner import CHUNK_SIZE, RunResult, build_result, play_chunk
-from sim.scenario import Scenario, load_scenario
+from sim.scenario import DATA_SOURCE, Scenario, load_scenario
 from sim.stats import Z95, wilson
 
 PROVENANCE_COLUMNS = ("scenario_hash", "seed", "rule_options", "package_version")
@@ -39,6 +39,9 @@ def variant(base: Scenario, overrides: dict) -> Scenario:
     try:
         return load_scenario(base.data, overrides)
     except ScenarioError as e:
+        for problem in e.problems:  # loaded from the base's data, they name no file yet but the placeholder
+            if problem.file == DATA_SOURCE:
+                problem.file = None
         raise e.located(base.source) from None
 
 

@@ -108,6 +108,24 @@ class _Evaluator:
             self.play(v, blocks=have)
 
 
+# Where a tuned value may live: stats, policies, weapons, rule options and the field.
+# `run.seed` or `name` are not the scenario's balance, and "tuning" them finds noise.
+TUNABLE_ROOTS = ("sides", "rules", "armory", "battlefield")
+
+
+def check_params(params: list[str], source: str | None = None) -> None:
+    """Refuse a parameter outside the scenario's stats and rules, and one given twice."""
+    from sim.overrides import split_path
+    for param in params:
+        root = split_path(param)[0]
+        if root not in TUNABLE_ROOTS:
+            raise ScenarioError(f"--param {param}: tune solves for a stat, a policy number or a rule option "
+                                f"(a path under {', '.join(TUNABLE_ROOTS)}), not `{root}`.", file=source, path=param)
+    if len(params) == 2 and params[0] == params[1]:
+        raise ScenarioError(f"--param {params[0]} is given twice; give two different stats for a grid, or one.",
+                            file=source)
+
+
 def tune(scenario, param: str, side: str, target: float, lo: int | None = None, hi: int | None = None,
          n: int | None = 20000, seed: int | None = None, jobs: int = 1, max_rounds: int | None = None,
          overrides: dict | None = None, max_skirmishes: int | None = None, play: str = "as-written",
@@ -126,6 +144,7 @@ def tune(scenario, param: str, side: str, target: float, lo: int | None = None, 
         return tune_best(tune, scenario, param, side, target, lo, hi, overrides=overrides, seed=seed, jobs=jobs,
                          max_rounds=max_rounds, progress=progress, n=n, max_skirmishes=max_skirmishes)
     base = as_scenario(scenario, overrides)
+    check_params([param], base.source)
     check_side(base, side, "--target")
     s = base.side_names.index(side)
     try:

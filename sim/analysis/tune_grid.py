@@ -16,7 +16,7 @@ import pandas as pd
 
 from sim.analysis.common import (_run_settings, as_scenario, check_side, frame, play_variants, provenance_columns,
                                  variant, win_matrix)
-from sim.analysis.tune import search_space
+from sim.analysis.tune import check_params, search_space
 from sim.errors import ScenarioError
 from sim.overrides import get_path
 from sim.stats import wilson
@@ -64,6 +64,7 @@ def tune_grid(scenario, params: list[str], side: str, target: float, ranges: lis
     if len(params) != 2:
         raise ScenarioError(f"tune takes one or two --param, not {len(params)}.")
     base = as_scenario(scenario, overrides)
+    check_params(params, base.source)
     check_side(base, side, "--target")
     ranges = list(ranges or [(None, None)] * 2)
     axes = [axis(base, p, *r) for p, r in zip(params, ranges)]

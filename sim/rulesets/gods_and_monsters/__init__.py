@@ -37,6 +37,11 @@ class GodsAndMonsters:
     @staticmethod
     def check(scenario) -> None:
         """Checks across fields that the schema cannot express."""
+        for level in scenario.rules["strength_damage_bonus"]:
+            if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 1000:
+                raise ScenarioError(f"{str(level)[:20]!r} is not a Strength score; write the table as Strength: "
+                                    "bonus with whole numbers, e.g. {16: 2, 18: 4}.",
+                                    path="rules.strength_damage_bonus")
         seen = set()
         for c in scenario.combatants:
             if id(c.stats) in seen:

@@ -11,6 +11,10 @@ from sim.rulesets.lifeforce import layout as L
 from sim.rulesets.lifeforce import tables as T
 
 
+# Beyond a d100 roll's span ten times over nothing changes; the table is int16.
+MAX_CONDITION_CHANGE = 1000
+
+
 class Lifeforce:
     name = "lifeforce"
     title = "Lifeforce"
@@ -54,6 +58,10 @@ class Lifeforce:
                 boolean = col in ("moves", "begins")
                 if boolean != isinstance(value, bool) or not isinstance(value, (int, bool)):
                     raise ScenarioError(f"expected {'true or false' if boolean else 'a whole number'}.",
+                                        path=f"{path}.{col}")
+                if not boolean and abs(value) > MAX_CONDITION_CHANGE:
+                    raise ScenarioError(f"{value if len(str(value)) <= 12 else 'the number'} is out of range; a "
+                                        f"condition changes a d100 roll by at most {MAX_CONDITION_CHANGE} either way.",
                                         path=f"{path}.{col}")
         for c in scenario.combatants:
             if c.policy.params["family"] == "skirmisher" and not any(w["range"] for w in c.stats["weapons"]):
