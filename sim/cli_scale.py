@@ -44,10 +44,18 @@ def settle_after_interrupt() -> None:
     """After Ctrl-C: stop the local workers now rather than at interpreter exit, and
     remove any temporary a write left behind."""
     _remove_half_written()
-    from joblib.externals.loky import reusable_executor
-    executor = reusable_executor._executor  # the pool joblib's loky backend reuses
+    executor = _loky_pool()
     if executor is not None:
         executor.shutdown(wait=False, kill_workers=True)
+
+
+def _loky_pool():
+    """The pool joblib's loky backend reuses, if this process started one. Looked up, not
+    imported: a Ctrl-C during joblib's own import (0.49 s into a loky run) left it half
+    initialised, and importing it again to stop a pool that never started raised an
+    ImportError with a traceback."""
+    module = sys.modules.get("joblib.externals.loky.reusable_executor")
+    return getattr(module, "_executor", None)
 
 
 def _remove_half_written() -> None:
@@ -65,9 +73,7 @@ def _end_now() -> None:
     if not INTERRUPTED["said"]:  # the Ctrl-C's exception was dropped (a callback) and nothing reached a safe point
         sys.stderr.write("interrupted. No file was left half-written.\n")
         sys.stderr.flush()
-    from joblib.externals.loky import reusable_executor
-    executor = reusable_executor._executor
-    for pid in list(getattr(executor, "_processes", None) or {}):
+    for pid in list(getattr(_loky_pool(), "_processes", None) or {}):
         try:
             os.kill(pid, signal.SIGKILL)
         except OSError:

@@ -525,3 +525,14 @@ def test_a_ctrl_c_as_a_temporary_file_is_made_leaves_no_part_file(tmp_path, monk
         io.atomic_write_text(tmp_path / "summary.json", "{}")
     settle_after_interrupt()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_ctrl_c_before_any_pool_started_imports_no_pool_to_stop_it():
+    """A Ctrl-C 0.49 s into a loky run, while joblib itself was being imported, left it
+    half initialised; the cleanup imported it again to stop a pool that never started,
+    and printed an ImportError's traceback."""
+    probe = ("import sys; from sim import cli_scale; cli_scale.settle_after_interrupt(); "
+             "print(sorted(m for m in sys.modules if m.startswith('joblib')))")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -104,3 +104,15 @@ def test_more_jobs_than_cores_is_said_in_one_line(monkeypatch):
     assert "note: -j 8 on a machine with 2 cores: 2 workers play" in r.stderr
     quiet = CliRunner().invoke(main, ["run", YETI, "-n", "50", "-j", "2"])
     assert "note:" not in quiet.stderr
+
+
+def test_an_analysis_on_a_cold_cache_compiles_once_with_its_notice(monkeypatch, tmp_path, capsys):
+    """The analyses played their chunks without warming the ruleset: on a cold cache the
+    first chunk compiled silently (a designer saw nothing for a minute)."""
+    from sim import compiled
+    from sim.analysis import sweep
+    monkeypatch.setattr(compiled, "_marker", lambda name: tmp_path / f"not-yet-{name}")  # as if never compiled
+    monkeypatch.setattr(compiled, "_record_timing", lambda *a: None)
+    sweep(YETI, {"sides.party.combatants[Toromeen].defense": [3, 4]}, n=200, jobs=2)
+    assert "Gods & Monsters" in capsys.readouterr().err
+    assert (tmp_path / "not-yet-gods_and_monsters").exists()

@@ -19,7 +19,7 @@ import pandas as pd
 import sim
 from sim.errors import ScenarioError
 from sim.progress import expect
-from sim.runner import CHUNK_SIZE, RunResult, build_result, play_chunk
+from sim.runner import CHUNK_SIZE, RunResult, _compiled, build_result, play_chunk, warm
 from sim.scenario import DATA_SOURCE, Scenario, load_scenario
 from sim.stats import Z95, wilson
 
@@ -61,6 +61,8 @@ def _execute(tasks: list, jobs: int, progress=None):
     """Play the chunk tasks; `progress(k)` hears of each chunk's k skirmishes as it ends."""
     from sim.backends import local_workers
     from sim.threads import threaded
+    if tasks:  # a cold cache compiles here, once, with its notice, not silently in the first chunk
+        warm(_compiled(*tasks[0][:2])[0])
     finished = (out for _, out in threaded(play_chunk, tasks, local_workers(jobs, len(tasks)), ordered=True))
     outs = []
     for task, out in zip(tasks, finished):
