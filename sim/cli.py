@@ -288,6 +288,16 @@ def check_outputs(out, run_dir, report_dir, n_files: int) -> None:
         check_output_folder(report_dir, "--report")
 
 
+def _is_library(path) -> bool:
+    """A library file (`library:` and no `sides:`), told by its top-level keys."""
+    from sim.yamlload import load_text, read_file
+    try:
+        data, _ = load_text(read_file(path), file=str(path))
+    except ScenarioError:
+        return False  # the scenario loader reports it
+    return isinstance(data, dict) and "library" in data and "sides" not in data
+
+
 @main.command()
 @click.argument("scenarios", nargs=-1, required=True)
 def validate(scenarios):
@@ -296,6 +306,10 @@ def validate(scenarios):
     bad = 0
     for f in scenario_files(scenarios):
         try:
+            if _is_library(f):
+                from sim.library import check_library_file
+                echo(f"{f}: ok ({check_library_file(f)})")
+                continue
             s = load_scenario(f)
             echo(f"{f}: ok ({s.ruleset.title}, {len(s.combatants)} combatants, sides "
                        f"{', '.join(s.side_names)})")
@@ -328,8 +342,10 @@ def new(ruleset, file, force):
 @click.option("--skirmish", "-k", type=click.IntRange(0, MAX_SKIRMISHES - 1), default=0, show_default=True,
               help="Which skirmish of that run.")
 @click.option("-n", "--skirmishes", type=SKIRMISHES, help="Size of the run it belongs to (default: the scenario's).")
-@click.option("--max-rounds", type=ROUNDS)
-@click.option("--set", "sets", multiple=True, metavar="PATH=VALUE")
+@click.option("--max-rounds", type=ROUNDS, help="Rounds before the fight counts as unfinished (default: the "
+              "scenario's run.max_rounds).")
+@click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
+              help="Override a scenario value, as for run; the replay is of the run with these overrides.")
 def trace(scenario, seed, skirmish, skirmishes, max_rounds, sets):
     """Print one skirmish blow by blow, exactly as the batch run played it."""
     from sim.trace import trace as trace_fn

@@ -63,8 +63,11 @@ def combine(errors: list[ScenarioError]) -> ScenarioError:
     """One error standing for several: the first, carrying the rest."""
     flat, seen = [], set()
     for p in (p for e in errors for p in e.problems):
-        if id(p) not in seen:  # an error already combined once brings its list along
-            seen.add(id(p))
+        # An error already combined once brings its list along; and one problem of a side's
+        # policy was found once per combatant inheriting it ("3 problems", all the same).
+        key = (p.file, p.path, p.message)
+        if key not in seen:
+            seen.add(key)
             flat.append(p)
     first = flat[0]
     first.also = flat[1:]
@@ -102,7 +105,17 @@ def _printable(text: str) -> str:
     return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
 
 
+# Words designers bring from other tools and games, and ours for the same idea: no
+# spelling is close enough for difflib ("lowest_hp" is not near "weakest").
+OTHER_WORDS = {"lowest_hp": "weakest", "lowest_health": "weakest", "low_hp": "weakest", "weakest_first": "weakest",
+               "highest_hp": "strongest", "toughest": "strongest", "closest": "nearest", "nearest_enemy": "nearest",
+               "hp": "health", "hit_points": "health", "life": "health", "turn": "round"}
+
+
 def closest(name: str, allowed) -> str:
     """A ' Did you mean X?' hint, or '' when nothing is close."""
-    match = difflib.get_close_matches(str(name), [str(a) for a in allowed], n=1, cutoff=0.6)
+    allowed = [str(a) for a in allowed]
+    match = difflib.get_close_matches(str(name), allowed, n=1, cutoff=0.6)
+    if not match and OTHER_WORDS.get(str(name).lower()) in allowed:
+        match = [OTHER_WORDS[str(name).lower()]]
     return f" Did you mean '{match[0]}'?" if match else ""

@@ -15,6 +15,7 @@ processes need no files.
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 
 from sim.errors import ScenarioError, closest
@@ -147,3 +148,47 @@ def _check_library(data, file: str, ruleset) -> dict:
         raise ScenarioError(f"is a library for the ruleset '{declared}', but the scenario including it plays "
                             f"'{ruleset}'; include the {ruleset} library instead.", file=file, path="library")
     return data
+
+
+def check_library_file(path) -> str:
+    """Check a library file as a scenario would use it: its fields as `include:` reads
+    them, then each stat block of `bestiary:` (with its weapons from `armory:`) and each
+    policy of `policies:` in a two-sided fight of the library's ruleset. Returns what it
+    holds, in words; a problem raises ScenarioError naming the definition."""
+    from sim import rulesets
+    from sim.scenario import load_scenario
+    from sim.yamlload import load_text, read_file
+    path = Path(path)
+    data, _ = load_text(read_file(path), file=str(path))
+    data = _check_library(data, str(path), None)
+    ruleset = data.get("library")
+    if ruleset not in rulesets.names():
+        raise ScenarioError(f"names no ruleset ({ruleset!r}); start a library with `library: RULESET`, one of "
+                            f"{', '.join(rulesets.names())}.", file=str(path), path="library")
+    found = _included(str(path.resolve()), path.parent, ["<library check>"], [0], ruleset)
+    bestiary, policies = found["bestiary"], found["policies"]
+    for name in bestiary:
+        _check_definition(load_scenario, path, ruleset, f"bestiary.{name}", {"use": name}, None)
+    for name in policies:
+        if bestiary:
+            _check_definition(load_scenario, path, ruleset, f"policies.{name}", {"use": next(iter(bestiary))},
+                              {"use": name})
+    counts = [(len(bestiary), "stat block"), (len(found["armory"]), "weapon"), (len(policies), "policy")]
+    held = ", ".join(f"{k} {word if k == 1 else word.replace('policy', 'policie') + 's'}" for k, word in counts)
+    return f"a {ruleset} library: {held}"
+
+
+def _check_definition(load_scenario, path: Path, ruleset: str, where: str, combatant: dict, policy) -> None:
+    side = {"combatants": [combatant], **({"policy": policy} if policy else {})}
+    foe = {"combatants": [{**combatant, "name": "the other side"}]}
+    trial = {"name": "library check", "ruleset": ruleset, "include": [str(path.resolve())],
+             "sides": {"checked": side, "foe": foe}}
+    try:
+        load_scenario(trial)
+    except ScenarioError as e:
+        first = e.problems[0]
+        # The trial's path to the field (sides.checked.combatants[Ogre].defense) as the library's own.
+        m = re.match(r'^sides\.(?:checked|foe)\.(?:combatants\[(?:"(?:[^"\\]|\\.)*"|[^\]]*)\]|policy)\.?(.*)$',
+                     first.path or "")
+        inner = m.group(1) if m else ""
+        raise ScenarioError(first.message, file=str(path), path=f"{where}.{inner}" if inner else where) from None

@@ -1,0 +1,72 @@
+"""Messages a designer reads (issue 31): one problem said once, hints for words from other
+tools, libraries validated as libraries, every trace option explained."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sim.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+YETI = ROOT / "scenarios/gods_and_monsters/yeti.yaml"
+GOBLINS = ROOT / "scenarios/gods_and_monsters/goblin_ambush.yaml"
+LIBRARY = ROOT / "library/gods_and_monsters.yaml"
+
+
+def _validate(*paths):
+    r = CliRunner().invoke(main, ["validate", *map(str, paths)])
+    return r.exit_code, r.stdout, r.stderr
+
+
+def _edited(tmp_path, source: Path, old: str, new: str, name: str = "edited.yaml") -> Path:
+    text = source.read_text(encoding="utf-8")
+    assert old in text
+    f = tmp_path / name
+    f.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return f
+
+
+def test_a_side_policy_problem_is_said_once_not_once_per_combatant(tmp_path):
+    f = _edited(tmp_path, YETI, "policy: {target: random}", "policy: {target: lowest_hp}")
+    code, _, err = _validate(f)
+    assert code == 2
+    assert err.count("lowest_hp") == 1 and "problems" not in err
+
+
+@pytest.mark.parametrize("old, new, hint", [
+    ("policy: {target: random}", "policy: {target: lowest_hp}", "Did you mean 'weakest'?"),
+    ("policy: {target: random}", "policy: {target: closest}", "Did you mean 'nearest'?"),
+])
+def test_words_from_other_tools_get_our_word(tmp_path, old, new, hint):
+    code, _, err = _validate(_edited(tmp_path, YETI, old, new))
+    assert code == 2 and hint in err
+
+
+def test_hp_in_a_condition_points_to_health(tmp_path):
+    code, _, err = _validate(_edited(tmp_path, GOBLINS, "enemies_standing == 1", "hp < 3"))
+    assert code == 2 and "uses 'hp'" in err and "Did you mean 'health'?" in err
+
+
+def test_validate_checks_a_library_as_a_library():
+    code, out, err = _validate(ROOT / "library")
+    assert code == 0, err
+    assert f"{ROOT / 'library/gods_and_monsters.yaml'}: ok (a gods_and_monsters library: 3 stat blocks, 1 weapon, " \
+           "2 policies)" in out
+    assert out.count(": ok (a ") == 3
+
+
+@pytest.mark.parametrize("old, new, where", [
+    ("    defense: 2\n", "    defense: 999\n", "field 'bestiary.Ogre.defense': got 999"),
+    ("bully: {target: strongest", "bully: {target: lowest_hp", "field 'policies.bully.target': got 'lowest_hp'"),
+])
+def test_a_bad_definition_in_a_library_is_named_where_it_is(tmp_path, old, new, where):
+    code, _, err = _validate(_edited(tmp_path, LIBRARY, old, new, "lib.yaml"))
+    assert code == 2 and where in err and str(tmp_path / "lib.yaml") in err
+
+
+@pytest.mark.parametrize("command", sorted(main.commands))
+def test_every_option_says_what_it_does(command):
+    for option in (p for p in main.commands[command].params if p.param_type_name == "option"):
+        assert (option.help or "").strip(), f"skirmish {command} {option.opts[-1]} has no help text"
