@@ -270,7 +270,7 @@ def apply_stunts(T, X, G, seed, ev, cnt, att, tgt, w, total, ordinal):
     if BOUGHT[ST_SKIRMISH]:
         for j in range(S.shape[0]):
             Q[0, Q_DIST + j] = D[att, j]  # staged: becomes a scan only if the step moved
-        spent = grid.walk(S, att, tgt, BOUGHT[ST_SKIRMISH] * R[R_SKIRMISH_CELLS], np.int64(0), np.bool_(True),
+        spent = grid.walk(S, X[15], att, tgt, BOUGHT[ST_SKIRMISH] * R[R_SKIRMISH_CELLS], np.int64(0), np.bool_(True),
                           R[R_METRIC], R[R_WIDTH], R[R_HEIGHT])
         if spent > 0:
             grid.refresh(S, D, att, R[R_METRIC])

@@ -23,8 +23,8 @@ from numba.np.arrayobj import make_array, populate_array
 from sim.jit import inline
 
 
-XP = 15  # X[XP] is the packed array itself, for passing on to the next step
-N_TABLES, N_SCRATCH = 20, 15
+XP = 16  # X[XP] is the packed array itself, for passing on to the next step
+N_TABLES, N_SCRATCH = 22, 16
 G_PART, SEED_PART, EV_PART, CNT_PART = range(N_TABLES + N_SCRATCH, N_TABLES + N_SCRATCH + 4)
 HEADER = 3
 
@@ -45,7 +45,7 @@ def _words(a: np.ndarray) -> np.ndarray:
 
 
 def pack(tables, scratch, G, seed, ev, cnt) -> np.ndarray:
-    """One int64 array holding the 20 tables, 15 scratch arrays, G, the seed, the event
+    """One int64 array holding the 22 tables, 16 scratch arrays, G, the seed, the event
     buffer and its counts, in that order (part k's header at words 3k .. 3k + 2)."""
     arrays = list(tables) + list(scratch) + [G, np.array([seed], dtype=np.uint64), ev, cnt]
     assert len(tables) == N_TABLES and len(scratch) == N_SCRATCH
@@ -140,12 +140,14 @@ def context(P):
 @inline
 def unpack(P):
     """(T, X) as the kernel has always named them: T the scenario (K, W, R, COND, SBW,
-    COSTS, PRIO, the policy program's 7 columns and READS, ZONE, ZFIRST, NEED, CELL, EV
-    expected damage), X a skirmish's scratch (S, D, Q, BOUGHT, RU, FOCUS, CAND, HEALTH,
-    DIST, OBS, STACK, ORDER, PERM, POSN, SV stunt worths, then P itself)."""
+    COSTS, PRIO, the policy program's 7 columns and READS, ZONE, ZFIRST, NEED, CELL, then
+    the expected damage of a hit EV with its row per attacker and weapon EVR and column
+    per target EVC), X a skirmish's scratch (S, D, Q, BOUGHT, RU, FOCUS, CAND, HEALTH,
+    DIST, OBS, STACK, ORDER, PERM, POSN, SV stunt worths, NEAR a walk's neighbours, then P
+    itself)."""
     T = (_m(P, 0), _m(P, 1), _v(P, 2), _m(P, 3), _m(P, 4), _m(P, 5), _m(P, 6), _v(P, 7), _v(P, 8), _vf(P, 9),
          _v(P, 10), _v(P, 11), _v(P, 12), _v(P, 13), _m(P, 14), _m(P, 15), _v(P, 16), _v(P, 17), _vf(P, 18),
-         _mf(P, 19))
-    X = (_m(P, 20), _m(P, 21), _m(P, 22), _v(P, 23), _vf(P, 24), _v(P, 25), _vb(P, 26), _vf(P, 27), _vf(P, 28),
-         _vf(P, 29), _vf(P, 30), _v(P, 31), _v(P, 32), _v(P, 33), _vf(P, 34), P)
+         _mf(P, 19), _m(P, 20), _v(P, 21))
+    X = (_m(P, 22), _m(P, 23), _m(P, 24), _v(P, 25), _vf(P, 26), _v(P, 27), _vb(P, 28), _vf(P, 29), _vf(P, 30),
+         _vf(P, 31), _vf(P, 32), _v(P, 33), _v(P, 34), _v(P, 35), _vf(P, 36), _v(P, 37), P)
     return T, X

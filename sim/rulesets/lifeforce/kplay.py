@@ -142,13 +142,13 @@ def build(scenario) -> KernelSetup:
     W = _weapons(s)
     K = _combatants(s, scenario)
     sbw = np.ascontiguousarray(s.sb_weapon, dtype=np.int64)
-    worth = kstunts.expected_damage(K, W, sbw, s.rules["critical_applies"] == "before_armor")
+    ev, evr, evc = kstunts.damage_table(K, W, sbw, s.rules["critical_applies"] == "before_armor")
     tables = (K, W, _rules(s), cond, sbw,
               s.stunt_costs.astype(np.int64), s.stunt_priority.astype(np.int64), table.op.astype(np.int64),
               table.arg.astype(np.int64), table.const, table.rule_code.astype(np.int64),
               table.rule_action.astype(np.int64), table.rule_target.astype(np.int64),
               table.rule_first.astype(np.int64), table.reads.astype(np.int8), zone, zfirst, need,
-              np.array([s.grid.cell_size]), worth)
+              np.array([s.grid.cell_size]), ev, evr, evc)
     assert len(tables[0]) == C
     duel, duel_buy = duel_tables(K, W, tables[2], cond, tables[5], tables[6])
     return KernelSetup(legacy=s, tables=tables, n_obs=len(kdecide.OBSERVATIONS), stack_size=table.stack_size,
@@ -162,7 +162,7 @@ def _scratch(setup: KernelSetup) -> tuple:
             np.zeros(C), np.full(setup.legacy.n_sides, -1, dtype=np.int64), np.zeros(C, dtype=np.bool_),
             np.zeros(C), np.zeros(C), np.zeros(setup.n_obs), np.zeros(setup.stack_size + 1),
             np.zeros(C, dtype=np.int64), np.zeros(setup.zone_cells, dtype=np.int64), np.zeros(C, dtype=np.int64),
-            np.zeros(len(TB.STUNTS)))
+            np.zeros(len(TB.STUNTS)), np.zeros(C, dtype=np.int64))
 
 
 def _start_array(setup: KernelSetup, n: int, start) -> tuple[np.ndarray, bool]:

@@ -11,7 +11,7 @@ cannot), each times its chance of working. Defensive Stance is worth its Defence
 against half a blow of the target's before the attacker's next turn, Rapid Reload the
 reload it saves, Seize the Initiative a quarter of a blow. Threaten (the target already
 fights someone or the attacker) and Skirmish (a step) have no worth in damage and are
-left to explicit buying orders. `expected_damage` tabulates the damage of a hit exactly
+left to explicit buying orders. `damage_table` tabulates the damage of a hit exactly
 over the dice.
 """
 from __future__ import annotations
@@ -47,24 +47,48 @@ def _times_half(v: np.ndarray, mult2: int) -> np.ndarray:
     return np.where(x >= 0, x // 2, -((-x) // 2))
 
 
-def expected_damage(K: np.ndarray, W: np.ndarray, SBW: np.ndarray, crit_before: bool) -> np.ndarray:
-    """E[damage of one hit] by attacker a with weapon w on target t, without and with each
-    critical, as a (C * weapons, C * 3) table: row a * weapons + w, column t * 3 + m."""
+def damage_table(K: np.ndarray, W: np.ndarray, SBW: np.ndarray,
+                 crit_before: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """E[damage of one hit] without and with each critical, as (EV, EVR, EVC): the hit of
+    attacker a with weapon w on target t is worth EV[EVR[a, w], EVC[t] * 3 + m].
+
+    A hit's damage reads the attacker only through SBW[a, w] and the target only through
+    its Armor, so EV has a row per distinct (dice, armour piercing, Strength Benefit) and
+    a column triple per distinct Armor: a few of each in a battle of hundreds, where one
+    row per attacker and weapon and a column per target grew as C^3 (a 9.66 GiB table at
+    300 a side)."""
     C, nw = K.shape[0], W.shape[0]
-    out = np.zeros((C * nw, C * 3))
-    for w in range(nw):
-        faces, pmf = _dice_pmf(int(W[w, W_D_COUNT]), int(W[w, W_D_SIDES]), int(W[w, W_D_BONUS]))
-        for a in range(C):
-            rolled = np.maximum(faces, 0) + SBW[a, w]
-            for t in range(C):
-                armour = max(int(K[t, K_ARMOR]) - int(W[w, W_AP]), 0) if W[w, W_ARMOURED] else 0
-                for m, mult2 in enumerate(MULTS):
-                    if crit_before:
-                        dmg = np.maximum(_times_half(rolled, mult2) - armour, 0)
-                    else:
-                        dmg = _times_half(np.maximum(rolled - armour, 0), mult2)
-                    out[a * nw + w, t * 3 + m] = float(pmf @ dmg)
-    return out
+    profile = W[:, [W_D_COUNT, W_D_SIDES, W_D_BONUS, W_AP, W_ARMOURED]]
+    kinds, w_kind = np.unique(profile, axis=0, return_inverse=True)
+    w_kind = w_kind.reshape(-1).astype(np.int64)
+    sb = np.asarray(SBW, dtype=np.int64).reshape(C, nw)
+    lo = int(sb.min()) if sb.size else 0
+    span = int(sb.max()) - lo + 1 if sb.size else 1
+    rows, evr = np.unique(w_kind[None, :] * span + (sb - lo), return_inverse=True)
+    armours, evc = np.unique(np.asarray(K[:, K_ARMOR], dtype=np.int64), return_inverse=True)
+    out = np.zeros((len(rows), 3 * len(armours)))
+    for r, key in enumerate(rows.tolist()):
+        count, sides, bonus, ap, armoured = (int(v) for v in kinds[key // span])
+        faces, pmf = _dice_pmf(count, sides, bonus)
+        rolled = np.maximum(faces, 0) + key % span + lo
+        for j, armor in enumerate(armours.tolist()):
+            armour = max(armor - ap, 0) if armoured else 0
+            for m, mult2 in enumerate(MULTS):
+                if crit_before:
+                    dmg = np.maximum(_times_half(rolled, mult2) - armour, 0)
+                else:
+                    dmg = _times_half(np.maximum(rolled - armour, 0), mult2)
+                out[r, j * 3 + m] = float(pmf @ dmg)
+    return out, evr.reshape(C, nw).astype(np.int64), evc.reshape(C).astype(np.int64)
+
+
+def expected_damage(K: np.ndarray, W: np.ndarray, SBW: np.ndarray, crit_before: bool) -> np.ndarray:
+    """damage_table spread over every attacker, weapon and target: a (C * weapons, C * 3)
+    table, row a * weapons + w, column t * 3 + m. For reading small battles only: it grows
+    as C^3."""
+    EV, EVR, EVC = damage_table(K, W, SBW, crit_before)
+    cols = (EVC[:, None] * 3 + np.arange(3)[None, :]).reshape(-1)
+    return EV[EVR.reshape(-1)][:, cols]
 
 
 @once
@@ -101,22 +125,21 @@ def _weapon_on(T, X, a, b, w_melee):
 @once
 def per_blow(T, X, G, a, b, w):
     """a's expected damage per attack on b with weapon w: hit chance times damage of a hit."""
-    EV, nw = T[19], T[1].shape[0]
-    return _chance(T, G, X[0], a, b, w) * EV[a * nw + w, b * 3]
+    return _chance(T, G, X[0], a, b, w) * T[19][T[20][a, w], T[21][b] * 3]
 
 
 @once
 def worth(T, X, G, att, tgt, w, total, second, s):
     """Expected damage stunt s is worth on this hit (0 where it cannot help)."""
-    K, W, R, COND, EV = T[0], T[1], T[2], T[3], T[19]
+    K, W, R, COND, EV, EVR, EVC = T[0], T[1], T[2], T[3], T[19], T[20], T[21]
     S = X[0]
-    nw = W.shape[0]
     die = R[R_ATTACK_DIE]
-    e0 = EV[att * nw + w, tgt * 3]
+    ours_row, on_tgt = EVR[att, w], EVC[tgt] * 3
+    e0 = EV[ours_row, on_tgt]
     if s == A.ST_MINOR:
-        return EV[att * nw + w, tgt * 3 + 1] - e0
+        return EV[ours_row, on_tgt + 1] - e0
     if s == A.ST_MAJOR:
-        return EV[att * nw + w, tgt * 3 + 2] - e0
+        return EV[ours_row, on_tgt + 2] - e0
     if s == A.ST_DUAL:
         return per_blow(T, X, G, att, second, w) if second >= 0 else 0.0
     ours = per_blow(T, X, G, att, tgt, w)
@@ -125,7 +148,7 @@ def worth(T, X, G, att, tgt, w, total, second, s):
     if s == A.ST_SEIZE:
         return SEIZE_WORTH * ours
     tw = _weapon_on(T, X, tgt, att, A.melee_weapon(K, S, tgt))
-    theirs_hit = EV[tgt * nw + tw, att * 3]
+    theirs_hit = EV[EVR[tgt, tw], EVC[att] * 3]
     theirs = _chance(T, G, S, tgt, att, tw) * theirs_hit
     if s == A.ST_DS:
         return COND[C_DS, A.C_MELEE] / die * theirs_hit * DS_BLOWS

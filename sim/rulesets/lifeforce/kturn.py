@@ -135,9 +135,9 @@ def do_move(T, X, G, seed, ev, cnt, a, desired, move, goal, stop):
         Q[0, A.Q_DIST + j] = D[a, j]
     x0, y0 = S[a, S_X], S[a, S_Y]
     if move == P.LINE:
-        grid.line(S, a, S[a, S_CDX], S[a, S_CDY], allow, R[R_WIDTH], R[R_HEIGHT])
+        grid.line(S, X[15], a, S[a, S_CDX], S[a, S_CDY], allow, R[R_WIDTH], R[R_HEIGHT])
     else:
-        grid.walk(S, a, goal, allow, stop, move == P.AWAY, R[R_METRIC], R[R_WIDTH], R[R_HEIGHT])
+        grid.walk(S, X[15], a, goal, allow, stop, move == P.AWAY, R[R_METRIC], R[R_WIDTH], R[R_HEIGHT])
     if S[a, S_X] == x0 and S[a, S_Y] == y0:
         return
     grid.refresh(S, D, a, R[R_METRIC])
