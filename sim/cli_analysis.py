@@ -22,6 +22,16 @@ if TYPE_CHECKING:  # pandas only where a command runs: start-up and --help stay 
     import pandas as pd
 
 
+@contextmanager
+def naming(scenario):
+    """An option's error (a --vary, --range or --target that does not read) names the
+    scenario it was given for, as the scenario's own errors do."""
+    try:
+        yield
+    except ScenarioError as e:
+        raise e.located(str(scenario)) from None
+
+
 def common_options(f):
     opts = [
         click.option("-n", "--skirmishes", type=SKIRMISHES,
@@ -151,8 +161,10 @@ def sweep(scenario, vary, precision, max_n, play, skirmishes, seed, jobs, max_ro
           report_dir, quiet):
     """Run a grid of variants of SCENARIO on common random numbers, one row per variant."""
     from sim.analysis import sweep as sweep_fn
+    with naming(scenario):
+        grid = parse_vary(vary) or None
     with bar("sweep", scenario, quiet) as update:
-        df = sweep_fn(scenario, parse_vary(vary) or None, n=skirmishes, seed=seed, jobs=jobs, max_rounds=max_rounds,
+        df = sweep_fn(scenario, grid, n=skirmishes, seed=seed, jobs=jobs, max_rounds=max_rounds,
                       overrides=parse_sets(sets), precision=precision, max_skirmishes=max_n if precision else None,
                       play=play, progress=update)
     if precision is not None:
@@ -215,10 +227,11 @@ def tune(scenario, params, target, rngs, max_n, play, skirmishes, seed, jobs, ma
     Exits with status 3 (after printing the table) when the target is unreachable in the range."""
     from sim.analysis import tune as tune_fn
     from sim.analysis.tune import parse_target, parse_tune_range
-    side, rate = parse_target(target)
-    if len(params) > 2 or len(rngs) > len(params):
-        raise ScenarioError("tune takes one or two --param, and at most one --range per --param.")
-    ranges = [parse_tune_range(r) for r in rngs] + [(None, None)] * (len(params) - len(rngs))
+    with naming(scenario):
+        side, rate = parse_target(target)
+        if len(params) > 2 or len(rngs) > len(params):
+            raise ScenarioError("tune takes one or two --param, and at most one --range per --param.")
+        ranges = [parse_tune_range(r) for r in rngs] + [(None, None)] * (len(params) - len(rngs))
     if len(params) == 2:
         if play != "as-written":
             raise ScenarioError("--play best tunes one --param at a time: a two-stat grid under a searched "

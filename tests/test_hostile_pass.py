@@ -157,3 +157,14 @@ def test_a_bad_swept_value_names_the_scenario_file():
 def test_the_refusals_leave_every_shipped_scenario_valid():
     for path in sorted((ROOT / "scenarios").rglob("*.yaml")):
         assert sim.load_scenario(path).combatants, path
+
+
+@pytest.mark.parametrize("args", [
+    ["sweep", YETI, "--vary", "nonsense"],
+    ["tune", YETI, "--param", "sides.party.combatants[Toromeen].defense", "--range", "x..y",
+     "--target", "party.win_rate=0.5"],
+    ["tune", YETI, "--param", "sides.party.combatants[Toromeen].defense", "--target", "party=0.5"],
+])
+def test_a_bad_analysis_option_names_the_scenario_it_was_given_for(args):
+    code, err = _cli(*args)
+    assert code == 2 and _one_paragraph(err).startswith(f"error: {YETI}: ")
