@@ -197,4 +197,12 @@ def run_chunked_cli(path: Path, n_files: int, n, seed, jobs, max_rounds, overrid
         result = run_chunked(path, n=n, seed=seed, jobs=jobs, max_rounds=max_rounds, overrides=overrides,
                              run_dir=run_dir, resume=resume, summary_only=summary_only, backend=backend,
                              scheduler=scheduler, out=target, progress=progress)
+    replayed = getattr(result, "replayed", [])
+    if replayed:
+        from sim.terminal import echo
+        shown = "; ".join(f"chunk {chunk} ({problem})" for chunk, problem in replayed[:3])
+        more = f"; and {len(replayed) - 3} more" if len(replayed) > 3 else ""
+        echo(f"note: {run_dir}: {len(replayed)} finished chunk{'s' if len(replayed) > 1 else ''} had damaged "
+             f"files and {'were' if len(replayed) > 1 else 'was'} played again, which gives the same result: "
+             f"{shown}{more}.", err=True)
     return result

@@ -14,6 +14,7 @@ with a pyarrow ParquetWriter.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +64,7 @@ class RunFolder:
     def __init__(self, path):
         self.path = Path(path)
         self.chunks = self.path / "chunks"
+        self.replayed: list[tuple[int, str]] = []  # (chunk, what was wrong) of damaged chunks played again
 
     def chunk_file(self, chunk: int, kind: str) -> Path:
         return self.chunks / f"chunk-{chunk:06d}.{kind}"
@@ -72,10 +74,14 @@ class RunFolder:
         if not p.exists():
             return None
         try:
-            return json.loads(p.read_text(encoding="utf-8"))
+            manifest = json.loads(p.read_text(encoding="utf-8"))
         except (ValueError, UnicodeDecodeError):
             raise ScenarioError("is damaged (not JSON); this run folder cannot be resumed, pick a new --run-dir.",
                                 file=str(p)) from None
+        if not isinstance(manifest, dict):
+            raise ScenarioError(f"is not a run's manifest (a JSON {type(manifest).__name__}, where a run writes an "
+                                "object); this run folder cannot be resumed, pick a new --run-dir.", file=str(p))
+        return manifest
 
     def check_usable(self, resume: bool) -> dict | None:
         """Refuse a folder this run cannot use (before anything is played); its manifest."""
@@ -117,7 +123,9 @@ class RunFolder:
         return self.finished()
 
     def finished(self) -> set[int]:
-        return {int(p.name.split(".")[0].split("-")[1]) for p in self.chunks.glob("chunk-*.agg.npz")}
+        # Only names this code writes: a foreign chunk-x.agg.npz is not a chunk (it raised ValueError).
+        found = (re.fullmatch(r"chunk-(\d+)\.agg\.npz", p.name) for p in self.chunks.glob("chunk-*.agg.npz"))
+        return {int(m.group(1)) for m in found if m}
 
     def save_chunk(self, chunk: int, agg: Aggregate, frames: dict | None, meta: dict) -> None:
         for kind, frame in (frames or {}).items():
@@ -130,7 +138,9 @@ class RunFolder:
     def sound_agg(self, chunk: int, size: int, n_sides: int, n_combatants: int, full: bool) -> Aggregate | None:
         """The chunk's aggregate if its files are whole and of this run, else None (and
         they are removed, so the chunk is played again: the same stream gives the same
-        result, so a damaged file costs time, never a result)."""
+        result, so a damaged file costs time, never a result). What was wrong is kept in
+        `self.replayed` for the run to say."""
+        problem = "its rows do not match the run"
         try:
             part = self.load_agg(chunk)
             Aggregate.empty(n_sides, n_combatants).merge(part)  # the shapes of this run
@@ -139,10 +149,11 @@ class RunFolder:
             if part.n == size and all(pq.read_metadata(self.chunk_file(chunk, f"{kind}.parquet")).num_rows == k
                                       for kind, k in rows.items()):
                 return part
-        except Exception:  # noqa: BLE001 - any unreadable or mismatched file means: replay the chunk
-            pass
+        except Exception as e:  # noqa: BLE001 - any unreadable or mismatched file means: replay the chunk
+            problem = f"{type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else 'unreadable'}"
         for p in self.chunks.glob(f"chunk-{chunk:06d}.*"):
             p.unlink(missing_ok=True)
+        self.replayed.append((chunk, problem))
         return None
 
     def frames(self, kind: str, chunks: int) -> Iterator[pd.DataFrame]:
@@ -382,6 +393,8 @@ def run_chunked(scenario, n: int | None = None, seed: int | None = None, jobs: i
     if agg.stalled:
         meta = {**meta, "stalled_skirmishes": int(agg.stalled)}
     result = ChunkedResult(scen, agg, meta, folder, summary_only)
+    # Not in the provenance: a resumed run's result is the uninterrupted run's, to the last field.
+    result.replayed = list(folder.replayed) if folder is not None else []
     if folder is not None:
         atomic_write_text(folder.path / SUMMARY, json.dumps(result.summary(), indent=2, default=str))
     if out is not None:

@@ -491,6 +491,7 @@ def test_a_damaged_run_folder_is_replayed_where_damaged_and_gives_the_uninterrup
     (chunks / "chunk-000004.skirmishes.parquet").unlink()
     again = sim.run_to_folder(YETI_FILE, run_dir, n=1000, seed=9, resume=True)
     assert again.summary() == whole.summary()
+    assert [chunk for chunk, _ in again.replayed] == [1, 3, 4]  # what the CLI's note names (issue 31)
     pd = pytest.importorskip("pandas")
     pd.testing.assert_frame_equal(again.combatants, sim.run(YETI_FILE, n=1000, seed=9).combatants)
 

@@ -70,3 +70,21 @@ def test_a_bad_definition_in_a_library_is_named_where_it_is(tmp_path, old, new, 
 def test_every_option_says_what_it_does(command):
     for option in (p for p in main.commands[command].params if p.param_type_name == "option"):
         assert (option.help or "").strip(), f"skirmish {command} {option.opts[-1]} has no help text"
+
+
+def test_a_report_shows_the_policy_a_combatant_plays_not_only_its_own_fields():
+    """An ogre written {target: strongest, flee_below: 0.1} inherited its side's
+    rout_below: 0.5 and fled in 60.6% of fights; the report showed the two fields only."""
+    import yaml
+
+    import sim
+    from sim.report.designs import design_section
+    data = yaml.safe_load(YETI.read_text(encoding="utf-8"))
+    data["sides"]["yeti"]["policy"] = {"target": "random", "rout_below": 0.5}
+    data["sides"]["yeti"]["combatants"][0]["policy"] = {"target": "strongest", "flee_below": 0.1}
+    tables = dict(design_section(sim.load_scenario(data)).tables)
+    yeti = tables["Side yeti — policy: target random, rout_below 0.5"]
+    assert yeti.loc[0, "own policy"] == "target strongest, flee_below 0.1"
+    assert yeti.loc[0, "policy as played"] == "target strongest, flee_below 0.1, rout_below 0.5"
+    party = next(t for title, t in tables.items() if title.startswith("Side party"))
+    assert "policy as played" not in party.columns  # no policy of its own: the side's heading says it

@@ -61,9 +61,13 @@ def _is_gear(value) -> bool:
 GEAR = ("weapons", "attacks", "spells", "items")
 
 
-def side_table(raw_combatants: list) -> pd.DataFrame:
+def side_table(raw_combatants: list, played: dict | None = None) -> pd.DataFrame:
     """One row per stat block of a side: its stats in one column (rulesets name different
-    stats, and a column each would run off the page), then its weapons and the like."""
+    stats, and a column each would run off the page), then its weapons and the like.
+    `played` (stat block name -> policy fields away from the defaults) adds, for a block
+    with a policy of its own, the policy it plays: its own fields over the side's, which a
+    reader of the own fields alone would not see (an ogre written {target: strongest,
+    flee_below: 0.1} inherited its side's rout_below: 0.5 and fled in 60.6% of fights)."""
     rows = []
     for raw in raw_combatants:
         name = str(raw.get("name", "?")) + (f" ×{raw['count']}" if int(raw.get("count", 1) or 1) > 1 else "")
@@ -78,6 +82,8 @@ def side_table(raw_combatants: list) -> pd.DataFrame:
         row = {"combatant": name, "stats": ", ".join(stats), "weapons and attacks": " | ".join(kit) or "none"}
         if raw.get("policy"):
             row["own policy"] = text(raw["policy"])
+            if played and raw.get("name") in played:
+                row["policy as played"] = text(played[raw["name"]]) if played[raw["name"]] else "the defaults"
         rows.append(row)
     return pd.DataFrame(rows).fillna("")
 
@@ -92,13 +98,14 @@ def design_section(scen, overrides: dict | None = None, title: str = "What was p
     paras.append("Rule options changed from the ruleset's defaults: " + text(changed) + "." if changed
                  else "Every rule option at the ruleset's default.")
     tables = []
+    played = policies_as_played(scen)
     for side in scen.side_names:
         block = scen.data["sides"][side]
         policy = block.get("policy")
         how = f"policy: {text(policy)}" if policy else "policy: the ruleset's default"
         if block.get("formation"):
             how += f"; formation {block['formation']}"
-        tables.append((f"Side {side} — {how}", side_table(block.get("combatants", []))))
+        tables.append((f"Side {side} — {how}", side_table(block.get("combatants", []), played)))
     armory = scen.data.get("armory")
     if isinstance(armory, dict) and armory:
         tables.append(("Armory (weapons used by name)",
@@ -108,6 +115,19 @@ def design_section(scen, overrides: dict | None = None, title: str = "What was p
     if overrides:
         paras.insert(0, "Played with " + overrides_text(overrides) + ".")
     return Section(title, paras, [], tables, level=level, anchor=anchor)
+
+
+def policies_as_played(scen) -> dict:
+    """Stat block name -> the fields of the policy it plays that differ from the ruleset's
+    defaults (its own fields over its side's)."""
+    from sim.policy import policy_schema
+    defaults = {k: f.default for k, f in policy_schema(scen.ruleset.policy_fields).items()}
+    out = {}
+    for c in scen.combatants:
+        spec = getattr(c, "policy_spec", None) or {}
+        out.setdefault(c.stats.get("name", c.name), {k: v for k, v in spec.items()
+                                                      if k not in defaults or defaults[k] != v})
+    return out
 
 
 def changed_rules(scen) -> dict:
