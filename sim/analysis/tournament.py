@@ -18,6 +18,7 @@ from sim.analysis.common import (as_scenario, check_side, frame, play_variants, 
                                  win_matrix)
 from sim.analysis.optimize_play import best_entrants, check_play
 from sim.errors import ScenarioError, closest
+from sim.english import sides_possessive
 from sim.overrides import parse_value, side_path
 from sim.policy import TARGET_MODES
 from sim.stats import wilson
@@ -195,7 +196,7 @@ def verdicts(df: pd.DataFrame) -> list[str]:
         robust = worst_case.idxmax()
         safest = (f"its safest policy is {robust} (at worst {worst_case[robust]:.1%})" if worst_case.nunique() > 1
                   else f"its policies do equally well at worst ({worst_case[robust]:.1%})")
-        text = (f"The {side}'s win rate ranges from {lo_row[rate]:.1%} (against {opp(lo_row)}) to "
+        text = (f"The {sides_possessive(side)} win rate ranges from {lo_row[rate]:.1%} (against {opp(lo_row)}) to "
                 f"{hi_row[rate]:.1%} (against {opp(hi_row)}) across {', '.join(others)} tactics, playing its "
                 f"best response to each; {safest}.")
         n_own = df[f"policy.{side}"].nunique()

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
+from sim.english import sides_possessive
 from sim.report.figures import CI_NOTE, _ink_on, whiskers
 from sim.report.style import (DIVERGING_CMAP, OKABE_ITO, new_figure, rows_height, short, side_colors,
                               side_markers, side_styles, styled)
@@ -198,8 +199,8 @@ def tornado_figure(frame: pd.DataFrame, side: str | None = None, top: int = 12, 
     fig.legend(handles=[Patch(color=up, label="stat raised by the step"),
                         Patch(facecolor=down, hatch="//", edgecolor="white", label="stat lowered by the step")],
                loc="outside lower center", ncols=2)
-    ax.set_title(title or f"Which stats move {short(side)}'s win rate most")
-    ax.set_xlabel(f"Change in {short(side)}'s win rate (percentage points)\n{CI_NOTE}")
+    ax.set_title(title or f"Which stats move {sides_possessive(short(side))} win rate most")
+    ax.set_xlabel(f"Change in {sides_possessive(short(side))} win rate (percentage points)\n{CI_NOTE}")
     return fig
 
 

@@ -14,6 +14,7 @@ from sim.report import adapt as ad
 from sim.report import analysis_figures as af
 from sim.report import figures as rf
 from sim.report import verdict as vd
+from sim.english import sides_possessive
 from sim.report.designs import design_section, overrides_text, scenario_of
 from sim.report.html import Section, slug, write_report
 from sim.report.tables import (RunTables, combatant_table, length_table, load_tables, survival_table,
@@ -174,8 +175,8 @@ def report_tune(frame: pd.DataFrame, out_dir, meta: dict | None = None, title: s
     """Report on sim.analysis.tune's table: the values played, the target and the answer."""
     plain, param, side, target, answer, message = ad.tune_layout(frame)
     fig = af.tune_figure(plain, param, side, target, answer)
-    sec = Section("Values tried", [f"Every value of {af.path_label(param)} the search played, with {side}'s "
-                                    "win rate and its 95% interval."],
+    sec = Section("Values tried", [f"Every value of {af.path_label(param)} the search played, with "
+                                    f"{sides_possessive(side)} win rate and its 95% interval."],
                   [("tune", fig)], [("Values played", rate_table(plain, [param], [side], extra=["role"]))])
     verdict = [message] if message else []
     verdict += vd.sweep_verdict(plain, [param], [side], target)[1:]
@@ -190,8 +191,8 @@ def report_tune_grid(frame: pd.DataFrame, out_dir, meta: dict | None = None, tit
     params, side, target = list(info["params"]), str(info["side"]), float(info["target"])
     plain, params, _ = ad.sweep_layout(frame, params, [side])
     sec = Section("The grid played", [f"Every pair of {af.path_label(params[0])} and {af.path_label(params[1])} "
-                                      f"played, with {side}'s win rate; the table lists the pairs nearest "
-                                      f"{100 * target:.0f}%, nearest first."],
+                                      f"played, with {sides_possessive(side)} win rate; the table lists the pairs "
+                                      f"nearest {100 * target:.0f}%, nearest first."],
                   [(f"tune-grid-{slug(side)}", af.sweep_heatmap(plain, params, side))],
                   [("Pairs nearest the target", rate_table(plain.head(10), params, [side], extra=["on_target"]))])
     title = title or "Tune: " + " × ".join(af.path_label(p) for p in params)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from sim.english import sides_possessive
 from sim.report.figures import pct
 from sim.report.tables import RunTables, combatant_table, win_table
 from sim.stats import Z95
@@ -112,7 +113,7 @@ def combatant_verdict(table: pd.DataFrame) -> list[str]:
             out.append(f"{_cap(c['combatant'])} never attacks in any fight.")
         elif np.isfinite(c["share_of_side_damage"]) and c["share_of_side_damage"] < HARDLY_MATTERS * fair:
             out.append(f"{_cap(c['combatant'])} hardly matters: it deals {pct(c['share_of_side_damage'])} of "
-                       f"{c['side']}'s damage, where an equal share would be {pct(fair)}.")
+                       f"{sides_possessive(c['side'])} damage, where an equal share would be {pct(fair)}.")
     return out
 
 
@@ -145,8 +146,9 @@ def sensitivity_verdict(frame: pd.DataFrame, side: str | None = None) -> list[st
     d = frame[frame["side"].astype(str) == side]
     top = d.loc[d["delta"].abs().idxmax()]
     step = str(top["label"]) if "label" in d.columns else f"a step of {top['step']:+g}"
-    out = [f"{_cap(path_label(top['stat']))} moves {side}'s win rate most: {100 * top['delta']:+.1f} points "
-           f"for {step} (95% interval {100 * top['ci_lo']:+.1f} to {100 * top['ci_hi']:+.1f})."]
+    out = [f"{_cap(path_label(top['stat']))} moves {sides_possessive(side)} win rate most: "
+           f"{100 * top['delta']:+.1f} points for {step} "
+           f"(95% interval {100 * top['ci_lo']:+.1f} to {100 * top['ci_hi']:+.1f})."]
     clear = d[(d["ci_lo"] > 0) | (d["ci_hi"] < 0)]["stat"].unique()
     flat = sorted(set(d["stat"].unique()) - set(clear))
     if flat:

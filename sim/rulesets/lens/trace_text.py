@@ -23,11 +23,8 @@ def _faces(setup, who, ability, packed, helpers) -> str:
             else f", training {d1}, tool {d2}"
     if helpers // 10000:
         fa, fi = helpers % 100, helpers // 100 % 100
-        if helpers // 10000 % 2:
-            text += f" (assist {fa}"
-        if helpers // 20000:
-            text += (" and" if helpers // 10000 % 2 else " (") + f" interfere {fi}"
-        text += f": talent counts {kept})"
+        helped = ([f"assist {fa}"] if helpers // 10000 % 2 else []) + ([f"interfere {fi}"] if helpers // 20000 else [])
+        text += f" ({' and '.join(helped)}: talent counts {kept})"
     return text
 
 
