@@ -186,6 +186,19 @@ class ChunkedResult:
         from sim.summary import summary_text
         return summary_text(self)
 
+    def _holds(self) -> str:
+        if self.summary_only or self.folder is None:
+            return "counts, sums and histograms only (.aggregate)"
+        return f"tables in {self.folder.path} (.iter_tables('skirmishes' or 'combatants'))"
+
+    def __repr__(self) -> str:
+        from sim.summary import short_text
+        return short_text(self, self._holds())
+
+    def _repr_html_(self) -> str:
+        from sim.summary import short_html
+        return short_html(self, self._holds())
+
     def iter_tables(self, kind: str) -> Iterator[pd.DataFrame]:
         """One table ('skirmishes' or 'combatants'), chunk by chunk, in skirmish order."""
         if self.summary_only or self.folder is None:

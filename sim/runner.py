@@ -113,6 +113,17 @@ class RunResult:
         from sim.summary import summary_text
         return summary_text(self)
 
+    def _holds(self) -> str:
+        return f".skirmishes ({len(self.skirmishes):,} rows), .combatants ({len(self.combatants):,} rows), .meta"
+
+    def __repr__(self) -> str:
+        from sim.summary import short_text
+        return short_text(self, self._holds())
+
+    def _repr_html_(self) -> str:
+        from sim.summary import short_html
+        return short_html(self, self._holds())
+
     def write(self, out) -> list[Path]:
         from sim.summary import write_tables
         return write_tables(self, out)

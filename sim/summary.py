@@ -217,3 +217,25 @@ def write_tables(result, out) -> list[Path]:
         if meta_path is not None:
             Path(tmps[2]).write_text(json.dumps(result.meta, indent=2, default=str), encoding="utf-8")
     return paths
+
+
+def short_text(result, holds: str) -> str:
+    """A result in one line, for a notebook or a REPL: who wins, with intervals, and what
+    it holds. The default repr printed both tables' reprs whole (20,377 characters)."""
+    s = result.summary()
+    wins = ", ".join(f"{side} {_pct(v['win_rate']).strip()} [{_pct(v['ci95'][0]).strip()} .. "
+                     f"{_pct(v['ci95'][1]).strip()}]" for side, v in s["sides"].items())
+    return (f"<{type(result).__name__}: {s['scenario']} ({s['ruleset']}), {s['skirmishes']:,} skirmishes, "
+            f"seed {s['seed']}: {wins}; {holds}; .summary_text() for the whole summary>")
+
+
+def short_html(result, holds: str) -> str:
+    """short_text as a small table, which Jupyter shows for a result left at the end of a cell."""
+    from html import escape
+    s = result.summary()
+    rows = "".join(f"<tr><td>{escape(str(side))}</td><td>{_pct(v['win_rate']).strip()}</td>"
+                   f"<td>{_pct(v['ci95'][0]).strip()} .. {_pct(v['ci95'][1]).strip()}</td></tr>"
+                   for side, v in s["sides"].items())
+    return (f"<p><b>{escape(str(s['scenario']))}</b> ({escape(s['ruleset'])}), {s['skirmishes']:,} skirmishes, "
+            f"seed {s['seed']}</p><table><tr><th>side</th><th>wins</th><th>95% interval</th></tr>{rows}</table>"
+            f"<p>{escape(holds)}; <code>.summary_text()</code> for the whole summary.</p>")

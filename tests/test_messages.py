@@ -88,3 +88,18 @@ def test_a_report_shows_the_policy_a_combatant_plays_not_only_its_own_fields():
     assert yeti.loc[0, "policy as played"] == "target strongest, flee_below 0.1, rout_below 0.5"
     party = next(t for title, t in tables.items() if title.startswith("Side party"))
     assert "policy as played" not in party.columns  # no policy of its own: the side's heading says it
+
+
+def test_a_result_shows_itself_in_a_line_and_a_small_table():
+    """The default repr of a result printed both tables whole: 20,377 characters."""
+    import sim
+    result = sim.run(YETI, n=500, seed=3)
+    line = repr(result)
+    assert len(line) < 400 and "\n" not in line
+    party = result.summary()["sides"]["party"]["win_rate"]
+    assert line.startswith("<RunResult: Yeti in the snowy mountains") and f"party {100 * party:.1f}%" in line
+    assert ".combatants (2,000 rows)" in line
+    html = result._repr_html_()
+    assert "<table>" in html and len(html) < 1000
+    folded = sim.run_summary(YETI, n=500, seed=3)
+    assert repr(folded).startswith("<ChunkedResult: Yeti") and "counts, sums and histograms only" in repr(folded)
