@@ -103,3 +103,15 @@ def test_a_result_shows_itself_in_a_line_and_a_small_table():
     assert "<table>" in html and len(html) < 1000
     folded = sim.run_summary(YETI, n=500, seed=3)
     assert repr(folded).startswith("<ChunkedResult: Yeti") and "counts, sums and histograms only" in repr(folded)
+
+
+def test_an_analysis_table_and_its_page_name_the_scenario(tmp_path):
+    """The sweep, sensitivity, tournament and optimize pages had no scenario name in their
+    title or provenance: shared alone, they did not say what they were about."""
+    from sim.analysis import sweep
+    from sim.report import report_frame
+    df = sweep(str(YETI), {"sides.party.combatants[Toromeen].defense": [3, 4]}, n=300)
+    assert set(df["scenario"]) == {"Yeti in the snowy mountains"} and set(df["scenario_file"]) == {str(YETI)}
+    page = report_frame(df, tmp_path / "sweep").read_text(encoding="utf-8")
+    assert "<title>Yeti in the snowy mountains — Sweep: " in page
+    assert str(YETI) in page  # the provenance block names the file

@@ -23,7 +23,7 @@ from sim.runner import CHUNK_SIZE, RunResult, _compiled, build_result, play_chun
 from sim.scenario import DATA_SOURCE, Scenario, load_scenario
 from sim.stats import Z95, wilson
 
-PROVENANCE_COLUMNS = ("scenario_hash", "seed", "rule_options", "package_version")
+PROVENANCE_COLUMNS = ("scenario", "scenario_file", "scenario_hash", "seed", "rule_options", "package_version")
 
 
 def as_scenario(scenario, overrides: dict | None = None) -> Scenario:
@@ -244,10 +244,13 @@ def rate_columns(result: RunResult, prefix: str = "") -> dict:
 
 
 def provenance_columns(base: Scenario, scen: Scenario, seed: int) -> dict:
-    """The four provenance columns every analysis table carries (plus the variant's own hash)."""
+    """The provenance columns every analysis table carries (plus the variant's own hash):
+    a table, and the page made from it, names the scenario it came from."""
     rules = {k: (v if isinstance(v, (int, float, str, bool, type(None), list, dict)) else str(v))
              for k, v in scen.rules.items()}
     return {
+        "scenario": base.name,
+        "scenario_file": str(base.source),
         "scenario_hash": base.hash,
         "variant_hash": scen.hash,
         "seed": int(seed),

@@ -12,7 +12,8 @@ import json
 
 import pandas as pd
 
-PROVENANCE_COLUMNS = ("scenario_hash", "seed", "rule_options", "package_version", "skirmishes")
+PROVENANCE_COLUMNS = ("scenario", "scenario_file", "scenario_hash", "seed", "rule_options", "package_version",
+                      "skirmishes")
 
 
 def analysis_info(frame: pd.DataFrame) -> dict:
@@ -156,3 +157,10 @@ def provenance_of(frame: pd.DataFrame, meta: dict | None = None) -> dict:
     if "skirmishes" in frame.columns:
         out["skirmishes"] = f"{int(frame['skirmishes'].sum()):,} in all ({len(frame)} variants)"
     return out
+
+
+def titled(frame: pd.DataFrame, what: str) -> str:
+    """A page title naming the scenario an analysis table came from, where it says: a
+    page shared alone must say what it is about."""
+    names = list(dict.fromkeys(frame["scenario"].astype(str))) if "scenario" in frame.columns else []
+    return f"{names[0]} — {what}" if len(names) == 1 else what

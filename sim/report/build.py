@@ -166,7 +166,7 @@ def report_sweep(frame: pd.DataFrame, out_dir, params=None, sides=None, target: 
     sec = Section("Win rate against the varied value" + ("s" if len(params) > 1 else ""),
                   ["Each point is one variant of the scenario; bands and ± give the 95% interval."],
                   figs, [("Variants", rate_table(plain, params, sides))])
-    title = title or "Sweep: " + " × ".join(af.path_label(p) for p in params)
+    title = title or ad.titled(frame, "Sweep: " + " × ".join(af.path_label(p) for p in params))
     return write_report(out_dir, title, [("", vd.sweep_verdict(plain, params, sides, target))], [sec],
                         [("", ad.provenance_of(frame, meta))])
 
@@ -180,7 +180,7 @@ def report_tune(frame: pd.DataFrame, out_dir, meta: dict | None = None, title: s
                   [("tune", fig)], [("Values played", rate_table(plain, [param], [side], extra=["role"]))])
     verdict = [message] if message else []
     verdict += vd.sweep_verdict(plain, [param], [side], target)[1:]
-    return write_report(out_dir, title or f"Tune: {af.path_label(param)}", [("", verdict)], [sec],
+    return write_report(out_dir, title or ad.titled(frame, f"Tune: {af.path_label(param)}"), [("", verdict)], [sec],
                         [("", ad.provenance_of(frame, meta))])
 
 
@@ -195,7 +195,7 @@ def report_tune_grid(frame: pd.DataFrame, out_dir, meta: dict | None = None, tit
                                       f"nearest {100 * target:.0f}%, nearest first."],
                   [(f"tune-grid-{slug(side)}", af.sweep_heatmap(plain, params, side))],
                   [("Pairs nearest the target", rate_table(plain.head(10), params, [side], extra=["on_target"]))])
-    title = title or "Tune: " + " × ".join(af.path_label(p) for p in params)
+    title = title or ad.titled(frame, "Tune: " + " × ".join(af.path_label(p) for p in params))
     return write_report(out_dir, title, [("", [str(info.get("message", ""))])], [sec],
                         [("", ad.provenance_of(frame, meta))])
 
@@ -211,8 +211,8 @@ def report_sensitivity(frame: pd.DataFrame, out_dir, side: str | None = None, me
                   ["How far one step up or down in each stat moves the win rate, biggest first."],
                   figs, [("Changes in win rate, percentage points", change_table(long))])
     verdict = [(f"For {s}" if len(sides) > 1 else "", vd.sensitivity_verdict(long, s)) for s in sides]
-    return write_report(out_dir, title or "Sensitivity: which stats move the win rate", verdict, [sec],
-                        [("", ad.provenance_of(frame, meta))])
+    title = title or ad.titled(frame, "Sensitivity: which stats move the win rate")
+    return write_report(out_dir, title, verdict, [sec], [("", ad.provenance_of(frame, meta))])
 
 
 def change_table(long: pd.DataFrame) -> pd.DataFrame:
@@ -244,7 +244,8 @@ def report_tournament(frame: pd.DataFrame, out_dir, row_side: str | None = None,
     sec = Section("Policy against policy", [f"Cells give how often {who} wins when its policy (row) meets "
                                              "the opposing policy (column)."],
                   [("tournament", fig)], [("Win rates of the row side, %", percent_matrix(m))])
-    return write_report(out_dir, title or "Tournament of policies", [("", vd.tournament_verdict(m, who, long))],
+    title = title or ad.titled(frame, "Tournament of policies")
+    return write_report(out_dir, title, [("", vd.tournament_verdict(m, who, long))],
                         [sec], [("", ad.provenance_of(frame, meta))])
 
 

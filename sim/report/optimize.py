@@ -90,5 +90,5 @@ def report_optimize(frame: pd.DataFrame, out_dir, meta: dict | None = None, titl
                 [], [("Best responses", history_table(info))]),
     ]
     prov = {k: v for k, v in ad.provenance_of(frame, meta).items() if k not in ("history", "message", "policies")}
-    return write_report(out_dir, title or "Strongest play: the balance as written and under the best play found",
-                        [("", [info.get("message", "")])], sections, [("", prov)])
+    title = title or ad.titled(frame, "Strongest play: the balance as written and under the best play found")
+    return write_report(out_dir, title, [("", [info.get("message", "")])], sections, [("", prov)])
