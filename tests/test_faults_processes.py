@@ -353,7 +353,6 @@ def test_a_dask_run_serves_no_dashboard_nor_any_http(monkeypatch):
     pytest.importorskip("distributed")
     from sim import runner
     monkeypatch.setattr(runner, "CHUNK_SIZE", 500)  # several chunks, so both worker processes start
-    taken_before = _answers_http(DASHBOARD_PORT)  # another program's, on a shared machine
     seen = []
 
     def probe(_k):
@@ -367,8 +366,8 @@ def test_a_dask_run_serves_no_dashboard_nor_any_http(monkeypatch):
     assert len(ports) >= 3, ports  # the scheduler's comm and each worker's (and nanny's): the cluster was up
     assert DASHBOARD_PORT not in ports
     assert http == set(), f"ports {sorted(http)} of the run's cluster answer HTTP"
-    if not taken_before:
-        assert not _answers_http(DASHBOARD_PORT)
+    # Not probed again once the run is over: under xdist another test's own LocalCluster may
+    # take 8787 meanwhile (seen twice in full runs); the probe above covers this run's processes.
 
 
 def test_the_local_dask_clusters_client_has_no_dashboard(tmp_path):
