@@ -115,3 +115,13 @@ def test_an_analysis_table_and_its_page_name_the_scenario(tmp_path):
     page = report_frame(df, tmp_path / "sweep").read_text(encoding="utf-8")
     assert "<title>Yeti in the snowy mountains — Sweep: " in page
     assert str(YETI) in page  # the provenance block names the file
+
+
+def test_a_sweep_page_shows_the_paired_differences_its_table_holds(tmp_path):
+    from sim.analysis import sweep
+    from sim.report import report_frame
+    df = sweep(str(YETI), {"sides.party.combatants[Toromeen].defense": [1, 4]}, n=400, seed=2)
+    page = report_frame(df, tmp_path / "sweep").read_text(encoding="utf-8")
+    assert "Paired against the first variant" in page
+    change = 100 * df["yeti.diff_base"].iloc[1]
+    assert f"{change:+.1f} [" in page

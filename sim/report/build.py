@@ -60,6 +60,19 @@ def rate_table(plain: pd.DataFrame, params, sides, extra=()) -> pd.DataFrame:
     return out
 
 
+def paired_table(frame: pd.DataFrame, plain: pd.DataFrame, params, sides) -> pd.DataFrame | None:
+    """Each variant's paired difference to the first in each side's win rate, with its 95%
+    interval: on common random numbers this is what tells a real change from noise, and
+    the sweep's table held it where the page did not show it. None without the columns."""
+    if not all(f"{s}.diff_base" in frame.columns for s in sides):
+        return None
+    out = pd.DataFrame({af.path_label(p): plain[p].to_numpy() for p in params})
+    for s in sides:
+        d, lo, hi = (100 * frame[f"{s}.diff_base{tail}"].to_numpy(float) for tail in ("", "_lo", "_hi"))
+        out[f"{s} wins, change"] = [f"{a:+.1f} [{b:+.1f} .. {c:+.1f}]" for a, b, c in zip(d, lo, hi)]
+    return out
+
+
 def run_sections(t: RunTables, prefix: str = "", level: int = 2) -> tuple[list[str], list[Section]]:
     """Verdict sentences and report sections for one run."""
     wins, table = win_table(t), combatant_table(t)
@@ -163,9 +176,13 @@ def report_sweep(frame: pd.DataFrame, out_dir, params=None, sides=None, target: 
         figs = [(f"sweep-{slug(s)}", af.sweep_heatmap(plain, params, s)) for s in sides]
     else:
         figs = [("sweep", af.sweep_figure(plain, params, sides, target=target))]
+    tables = [("Variants", rate_table(plain, params, sides))]
+    paired = paired_table(frame, plain, params, sides)
+    if paired is not None:
+        tables.append(("Paired against the first variant (the same skirmishes), percentage points", paired))
     sec = Section("Win rate against the varied value" + ("s" if len(params) > 1 else ""),
                   ["Each point is one variant of the scenario; bands and ± give the 95% interval."],
-                  figs, [("Variants", rate_table(plain, params, sides))])
+                  figs, tables)
     title = title or ad.titled(frame, "Sweep: " + " × ".join(af.path_label(p) for p in params))
     return write_report(out_dir, title, [("", vd.sweep_verdict(plain, params, sides, target))], [sec],
                         [("", ad.provenance_of(frame, meta))])
