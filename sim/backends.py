@@ -301,7 +301,7 @@ def play_all(fn: Callable, tasks: Iterable[tuple], jobs: int = 1, backend: str =
     if not tasks:
         return
     jobs = local_workers(jobs, len(tasks), scheduler)  # one with no chunk only costs its start-up
-    if backend == "threads" or jobs == 1 and backend == "loky":
+    if backend == "threads" or (backend == "loky" and jobs == 1):  # one loky worker: no pool to start
         from sim.threads import threaded
         for _, chunk_and_result in threaded(guarded, [(fn, *t) for t in tasks], jobs):
             yield chunk_and_result

@@ -289,13 +289,12 @@ def check_outputs(out, run_dir, report_dir, n_files: int) -> None:
 
 
 def _is_library(path) -> bool:
-    """A library file (`library:` and no `sides:`), told by its top-level keys."""
+    from sim.library import is_library
     from sim.yamlload import load_text, read_file
     try:
-        data, _ = load_text(read_file(path), file=str(path))
+        return is_library(load_text(read_file(path), file=str(path))[0])
     except ScenarioError:
         return False  # the scenario loader reports it
-    return isinstance(data, dict) and "library" in data and "sides" not in data
 
 
 @main.command()

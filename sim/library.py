@@ -126,6 +126,10 @@ def _included(spec, base: Path, chain: list[str], count: list[int], ruleset) -> 
         if not target.exists():
             raise ScenarioError(f"includes '{rel}', which does not exist (looked for {target}); include "
                                 "paths are relative to the file that includes them.", file=chain[-1], path="include")
+        if target.is_dir():  # read_file would name the folder, not the file whose include it is
+            raise ScenarioError(f"includes '{rel}', which is a folder ({target}); name the library file "
+                                "itself, e.g. include: [../library/gods_and_monsters.yaml].",
+                                file=chain[-1], path="include")
         data, _ = load_text(read_file(target), file=str(target))
         lib = _check_library(data, str(target), ruleset)
         nested = _included(lib.get("include"), target.parent, [*chain, str(target)], count, ruleset)
@@ -148,6 +152,11 @@ def _check_library(data, file: str, ruleset) -> dict:
         raise ScenarioError(f"is a library for the ruleset '{declared}', but the scenario including it plays "
                             f"'{ruleset}'; include the {ruleset} library instead.", file=file, path="library")
     return data
+
+
+def is_library(data) -> bool:
+    """A library's parsed data: `library:` and no `sides:` at the top."""
+    return isinstance(data, dict) and "library" in data and "sides" not in data
 
 
 def check_library_file(path) -> str:

@@ -151,7 +151,8 @@ def read_scenario_file(path):
     data, node = load_text(read_file(p), file=str(p))
     if not isinstance(data, dict):
         raise ScenarioError("must be a YAML mapping with at least name, ruleset and sides.", file=str(p))
-    if "library" in data and "sides" not in data:
+    from sim.library import is_library
+    if is_library(data):
         raise ScenarioError("is a library (definitions for `include:`), not a scenario; list it under "
                             "`include:` in a scenario and use its names there.", file=str(p))
     return data, node

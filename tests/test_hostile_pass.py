@@ -168,3 +168,12 @@ def test_the_refusals_leave_every_shipped_scenario_valid():
 def test_a_bad_analysis_option_names_the_scenario_it_was_given_for(args):
     code, err = _cli(*args)
     assert code == 2 and _one_paragraph(err).startswith(f"error: {YETI}: ")
+
+
+def test_an_include_that_is_a_folder_names_the_file_that_includes_it(tmp_path):
+    """Found by the hardening test's generator: `include: .` named the folder only."""
+    f = tmp_path / "inc.yaml"
+    f.write_text(Path(YETI).read_text(encoding="utf-8").replace("rules: {}", "include: .\nrules: {}"),
+                 encoding="utf-8")
+    code, err = _cli("run", f, "-n", 5)
+    assert code == 2 and _one_paragraph(err).startswith(f"error: {f}, ") and "which is a folder" in err
