@@ -345,15 +345,18 @@ def new(ruleset, file, force):
               "scenario's run.max_rounds).")
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE",
               help="Override a scenario value, as for run; the replay is of the run with these overrides.")
-def trace(scenario, seed, skirmish, skirmishes, max_rounds, sets):
+@click.option("--won-by", metavar="SIDE", help="Trace the first skirmish from --skirmish on that SIDE won "
+              "(or that ended in a `draw`, or `unfinished`).")
+def trace(scenario, seed, skirmish, skirmishes, max_rounds, sets, won_by):
     """Print one skirmish blow by blow, exactly as the batch run played it."""
     from sim.trace import trace as trace_fn
     n = skirmishes
     try:
         text = trace_fn(scenario, seed=seed, skirmish=skirmish, n=n, max_rounds=max_rounds,
-                        overrides=parse_sets(sets))
+                        overrides=parse_sets(sets), won_by=won_by)
     except ValueError as e:
-        raise ScenarioError(str(e) + "; pick --skirmish below the run size or raise -n.") from None
+        hint = "" if won_by else "; pick --skirmish below the run size or raise -n"
+        raise ScenarioError(str(e).rstrip(".") + hint + ".") from None
     echo(text)
 
 
