@@ -16,11 +16,12 @@ from sim.terminal import echo
 from sim.errors import ScenarioError
 
 EXIT_BAD_INPUT = 2
-EXIT_NOT_REACHED = 3  # ran fine, but a --precision was not reached or a tune target is out of reach
+EXIT_NOT_REACHED = 3  # ran fine, but a --precision, a tune target or an optimize search did not finish
 
 EXIT_STATUSES = ("Exit status: 0 done; 1 a fault in the simulator; 2 bad input (the message says what to "
-                 "change); 3 finished, but `--precision` was not reached within `--max`, or `tune` found "
-                 "the target unreachable in its range.")
+                 "change); 3 finished, but `--precision` was not reached within `--max`, `tune` found "
+                 "the target unreachable in its range, or `optimize` hit its search limit while a side "
+                 "was still improving.")
 
 # The bounds of the scenario's `run:` block (sim/scenario.py RUN_FIELDS), so a number
 # typed on the command line cannot ask for more than a file may: past them a run would
