@@ -87,7 +87,7 @@ def test_tournament_matrix_shape_and_response_to_policies():
     mon = br[br["side"] == "monster"]
     assert set(mon["best_policy"]) <= {"scenario", '{"target":"strongest"}'}
     says = verdicts(df)
-    assert len(says) == 2 and says[1].startswith("The monster's win rate ranges from")
+    assert len(says) == 2 and says[1].startswith("The monster's win rate is ")
 
 
 def test_tournament_rejects_unknown_presets_and_sides():
@@ -95,3 +95,18 @@ def test_tournament_rejects_unknown_presets_and_sides():
         tournament(duel(), {"hero": ["weakst"]}, n=100)
     with pytest.raises(ScenarioError, match="no side"):
         tournament(duel(), {"heroes": ["random"]}, n=100)
+
+
+def test_verdict_says_when_the_others_tactics_change_nothing():
+    import pandas as pd
+    from sim.analysis.tournament import verdicts
+    same = pd.DataFrame({"policy.party": ["random", "weakest"], "policy.yeti": ["scenario", "scenario"],
+                         "party.win_rate": [1.0, 1.0], "yeti.win_rate": [0.0, 0.0],
+                         "party.win_lo": [0.99, 0.99], "party.win_hi": [1.0, 1.0],
+                         "yeti.win_lo": [0.0, 0.0], "yeti.win_hi": [0.01, 0.01]})
+    yeti = [v for v in verdicts(same) if v.startswith("The yeti's")][0]
+    assert yeti.startswith("The yeti's win rate is 0.0% against every one of the party tactics")
+    assert "ranges" not in yeti
+    apart = same.assign(**{"yeti.win_rate": [0.1, 0.3]})
+    yeti = [v for v in verdicts(apart) if v.startswith("The yeti's")][0]
+    assert "ranges from 10.0% (against party random) to 30.0% (against party weakest)" in yeti

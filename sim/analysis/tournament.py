@@ -196,9 +196,16 @@ def verdicts(df: pd.DataFrame) -> list[str]:
         robust = worst_case.idxmax()
         safest = (f"its safest policy is {robust} (at worst {worst_case[robust]:.1%})" if worst_case.nunique() > 1
                   else f"its policies do equally well at worst ({worst_case[robust]:.1%})")
-        text = (f"The {sides_possessive(side)} win rate ranges from {lo_row[rate]:.1%} (against {opp(lo_row)}) to "
-                f"{hi_row[rate]:.1%} (against {opp(hi_row)}) across {', '.join(others)} tactics, playing its "
-                f"best response to each; {safest}.")
+        tactics = f"{', '.join(others)} tactics"
+        if len(best) == 1:
+            spread = f"is {lo_row[rate]:.1%} (against {opp(lo_row)})"
+        elif f"{lo_row[rate]:.1%}" == f"{hi_row[rate]:.1%}":
+            # A range from 0.0% to 0.0% reads as a misprint; say the tactics made no difference.
+            spread = f"is {lo_row[rate]:.1%} against every one of the {tactics}"
+        else:
+            spread = (f"ranges from {lo_row[rate]:.1%} (against {opp(lo_row)}) to {hi_row[rate]:.1%} "
+                      f"(against {opp(hi_row)}) across {tactics}")
+        text = f"The {sides_possessive(side)} win rate {spread}, playing its best response to each; {safest}."
         n_own = df[f"policy.{side}"].nunique()
         if n_own > 1:
             br = best_responses(df)
