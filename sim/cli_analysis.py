@@ -87,15 +87,34 @@ def bar(command: str, scenario, quiet: bool):
         yield update
 
 
+def played_scenario():
+    """The base scenario of the running command (its SCENARIO argument after --set), or
+    None: read from the click context, as every analysis command (optimize's too, which
+    lives in its own module) names them alike, so its page can show the stat blocks."""
+    ctx = click.get_current_context(silent=True)
+    params = ctx.params if ctx is not None else {}
+    if not params.get("scenario"):
+        return None
+    from sim.analysis.common import as_scenario
+    try:
+        return as_scenario(params["scenario"], parse_sets(params.get("sets") or ()) or None)
+    except ScenarioError:  # played already, so not expected; the page goes on without the designs
+        return None
+
+
 def write_out(df: pd.DataFrame, out: str | None, as_json: bool, extra: dict | None = None,
               report_dir: str | None = None) -> None:
+    scen = played_scenario() if (report_dir or out) else None
     if report_dir:
         from sim.report import report_frame
-        page = report_frame(df, report_dir)
+        page = report_frame(df, report_dir, scenario=scen)
         if not as_json:
             echo(f"wrote {page}", err=True)
     if not out:
         return
+    if scen is not None:  # `skirmish report` of the saved table shows the same stat blocks
+        extra = {**(extra or {}), "scenario_text": scen.text,
+                 **({"overrides": dict(scen.overrides)} if scen.overrides else {})}
     from sim.io import atomic_write_frame
     p = Path(out)
     fmt = "csv" if p.suffix.lower() == ".csv" else "parquet"

@@ -15,7 +15,8 @@ from sim.report import analysis_figures as af
 from sim.report import figures as rf
 from sim.report import verdict as vd
 from sim.english import sides_possessive
-from sim.report.designs import design_section, overrides_text, scenario_of
+from sim.report.designs import (analysis_designs, design_section, frame_scenario, overrides_text,
+                                policy_label_table, scenario_of)
 from sim.report.html import Section, slug, write_report
 from sim.report.tables import (RunTables, combatant_table, length_table, load_tables, survival_table,
                                win_table)
@@ -168,7 +169,7 @@ def report_run(result, out_dir, title: str | None = None) -> Path:
 
 
 def report_sweep(frame: pd.DataFrame, out_dir, params=None, sides=None, target: float = 0.5,
-                 meta: dict | None = None, title: str | None = None) -> Path:
+                 meta: dict | None = None, title: str | None = None, scenario=None) -> Path:
     """Report on a sweep: win rate against the varied value with 95% bands, or a heat map
     per side for two varied values. Takes the plain layout or sim.analysis.sweep's."""
     plain, params, sides = ad.sweep_layout(frame, params, sides)
@@ -184,11 +185,14 @@ def report_sweep(frame: pd.DataFrame, out_dir, params=None, sides=None, target: 
                   ["Each point is one variant of the scenario; bands and ± give the 95% interval."],
                   figs, tables)
     title = title or ad.titled(frame, "Sweep: " + " × ".join(af.path_label(p) for p in params))
-    return write_report(out_dir, title, [("", vd.sweep_verdict(plain, params, sides, target))], [sec],
+    designs = analysis_designs(frame, meta, scenario, "Each variant is this scenario with only the varied "
+                               "value" + ("s" if len(params) > 1 else "") + " changed.")
+    return write_report(out_dir, title, [("", vd.sweep_verdict(plain, params, sides, target))], [sec] + designs,
                         [("", ad.provenance_of(frame, meta))])
 
 
-def report_tune(frame: pd.DataFrame, out_dir, meta: dict | None = None, title: str | None = None) -> Path:
+def report_tune(frame: pd.DataFrame, out_dir, meta: dict | None = None, title: str | None = None,
+                scenario=None) -> Path:
     """Report on sim.analysis.tune's table: the values played, the target and the answer."""
     plain, param, side, target, answer, message = ad.tune_layout(frame)
     fig = af.tune_figure(plain, param, side, target, answer)
@@ -197,11 +201,15 @@ def report_tune(frame: pd.DataFrame, out_dir, meta: dict | None = None, title: s
                   [("tune", fig)], [("Values played", rate_table(plain, [param], [side], extra=["role"]))])
     verdict = [message] if message else []
     verdict += vd.sweep_verdict(plain, [param], [side], target)[1:]
-    return write_report(out_dir, title or ad.titled(frame, f"Tune: {af.path_label(param)}"), [("", verdict)], [sec],
+    designs = analysis_designs(frame, meta, scenario, f"Each value tried is this scenario with only "
+                               f"{af.path_label(param)} changed.")
+    return write_report(out_dir, title or ad.titled(frame, f"Tune: {af.path_label(param)}"), [("", verdict)],
+                        [sec] + designs,
                         [("", ad.provenance_of(frame, meta))])
 
 
-def report_tune_grid(frame: pd.DataFrame, out_dir, meta: dict | None = None, title: str | None = None) -> Path:
+def report_tune_grid(frame: pd.DataFrame, out_dir, meta: dict | None = None, title: str | None = None,
+                     scenario=None) -> Path:
     """Report on a two-stat tune (sim.analysis.tune_grid): a heat map of the grid and the
     pairs nearest the target, with the verdict in words."""
     info = ad.analysis_info(frame)
@@ -213,12 +221,13 @@ def report_tune_grid(frame: pd.DataFrame, out_dir, meta: dict | None = None, tit
                   [(f"tune-grid-{slug(side)}", af.sweep_heatmap(plain, params, side))],
                   [("Pairs nearest the target", rate_table(plain.head(10), params, [side], extra=["on_target"]))])
     title = title or ad.titled(frame, "Tune: " + " × ".join(af.path_label(p) for p in params))
-    return write_report(out_dir, title, [("", [str(info.get("message", ""))])], [sec],
+    designs = analysis_designs(frame, meta, scenario, "Each pair is this scenario with only the two values changed.")
+    return write_report(out_dir, title, [("", [str(info.get("message", ""))])], [sec] + designs,
                         [("", ad.provenance_of(frame, meta))])
 
 
 def report_sensitivity(frame: pd.DataFrame, out_dir, side: str | None = None, meta: dict | None = None,
-                       title: str | None = None) -> Path:
+                       title: str | None = None, scenario=None) -> Path:
     """Report on a sensitivity table (plain: stat, step, side, delta, ci_lo, ci_hi; or
     sim.analysis.sensitivity's): the stat-weight tornado chart, one per side."""
     long = ad.sensitivity_layout(frame)
@@ -229,7 +238,9 @@ def report_sensitivity(frame: pd.DataFrame, out_dir, side: str | None = None, me
                   figs, [("Changes in win rate, percentage points", change_table(long))])
     verdict = [(f"For {s}" if len(sides) > 1 else "", vd.sensitivity_verdict(long, s)) for s in sides]
     title = title or ad.titled(frame, "Sensitivity: which stats move the win rate")
-    return write_report(out_dir, title, verdict, [sec], [("", ad.provenance_of(frame, meta))])
+    designs = analysis_designs(frame, meta, scenario, "Each step is this scenario with one stat of one stat "
+                               "block moved; the changes are against it as given.")
+    return write_report(out_dir, title, verdict, [sec] + designs, [("", ad.provenance_of(frame, meta))])
 
 
 def change_table(long: pd.DataFrame) -> pd.DataFrame:
@@ -251,7 +262,7 @@ def percent_matrix(m: pd.DataFrame) -> pd.DataFrame:
 
 
 def report_tournament(frame: pd.DataFrame, out_dir, row_side: str | None = None, meta: dict | None = None,
-                      title: str | None = None) -> Path:
+                      title: str | None = None, scenario=None) -> Path:
     """Report on a tournament (plain long form row, col, win_rate[, ci_lo, ci_hi], a
     matrix, or sim.analysis.tournament's table) as a heat map."""
     long = ad.tournament_layout(frame, row_side)
@@ -261,31 +272,43 @@ def report_tournament(frame: pd.DataFrame, out_dir, row_side: str | None = None,
     sec = Section("Policy against policy", [f"Cells give how often {who} wins when its policy (row) meets "
                                              "the opposing policy (column)."],
                   [("tournament", fig)], [("Win rates of the row side, %", percent_matrix(m))])
+    scen = frame_scenario(frame, meta, scenario)
+    specs = {**ad.analysis_info(frame), **(meta or {})}.get("specs")
+    if specs:
+        sec.paragraphs.append("What each policy label means: the fields it sets, laid over its side's policy "
+                              "in the scenario (a field it does not set keeps the side's value); a "
+                              "combatant's own policy fields stay its own.")
+        sec.tables.append(("Policy labels", policy_label_table(specs, scen)))
+    designs = analysis_designs(frame, meta, scen, "Each pairing is this scenario with the sides' policies "
+                               "replaced as the labels above say; stat blocks and gear as given.")
     title = title or ad.titled(frame, "Tournament of policies")
     return write_report(out_dir, title, [("", vd.tournament_verdict(m, who, long))],
-                        [sec], [("", ad.provenance_of(frame, meta))])
+                        [sec] + designs, [("", ad.provenance_of(frame, meta))])
 
 
-def report_frame(frame: pd.DataFrame, out_dir, meta: dict | None = None, title: str | None = None) -> Path:
+def report_frame(frame: pd.DataFrame, out_dir, meta: dict | None = None, title: str | None = None,
+                 scenario=None) -> Path:
     """Report on an analysis table of any kind (sweep, tune, sensitivity, tournament),
-    recognised by `attrs["analysis"]["command"]` (or `meta["command"]`) or its columns."""
+    recognised by `attrs["analysis"]["command"]` (or `meta["command"]`) or its columns.
+    `scenario`: the base Scenario it was played on, for the page's stat blocks (else
+    found from the table, see sim.report.designs.frame_scenario)."""
     if meta and meta.get("command") and not ad.analysis_info(frame):
         frame = frame.copy()
         frame.attrs["analysis"] = dict(meta)
     if ad.analysis_info(frame).get("command") == "optimize":
         from sim.report.optimize import report_optimize
-        return report_optimize(frame, out_dir, meta=meta, title=title)
+        return report_optimize(frame, out_dir, meta=meta, title=title, scenario=scenario)
     kind = ad.frame_kind(frame)
     if kind == "sensitivity":
-        return report_sensitivity(frame, out_dir, meta=meta, title=title)
+        return report_sensitivity(frame, out_dir, meta=meta, title=title, scenario=scenario)
     if kind == "tournament":
-        return report_tournament(frame, out_dir, meta=meta, title=title)
+        return report_tournament(frame, out_dir, meta=meta, title=title, scenario=scenario)
     if kind == "tune" and ad.analysis_info(frame).get("grid"):
-        return report_tune_grid(frame, out_dir, meta=meta, title=title)
+        return report_tune_grid(frame, out_dir, meta=meta, title=title, scenario=scenario)
     if kind == "tune":
-        return report_tune(frame, out_dir, meta=meta, title=title)
+        return report_tune(frame, out_dir, meta=meta, title=title, scenario=scenario)
     if kind == "sweep":
-        return report_sweep(frame, out_dir, meta=meta, title=title)
+        return report_sweep(frame, out_dir, meta=meta, title=title, scenario=scenario)
     raise ValueError("not a sweep, tune, sensitivity or tournament table: columns "
                      + ", ".join(map(str, frame.columns)))
 

@@ -138,3 +138,61 @@ def changed_rules(scen) -> dict:
 
 def overrides_text(overrides: dict) -> str:
     return ", ".join(f"--set {k}={text(v)}" for k, v in overrides.items())
+
+
+def frame_scenario(frame, meta: dict | None = None, scenario=None):
+    """The base Scenario an analysis table was played on, or None when it cannot be known:
+    the one given, the `scenario_text` its saved meta records, or its `scenario_file`
+    read again when the file still hashes as the table says (a file since edited, or one
+    played with --set, would show stat blocks that were not played)."""
+    if scenario is not None:
+        return scenario
+    info = {**(getattr(frame, "attrs", {}).get("analysis") or {}), **(meta or {})}
+    if info.get("scenario_text"):
+        from types import SimpleNamespace
+        return scenario_of(SimpleNamespace(meta=info))
+    if "scenario_file" not in frame.columns or "scenario_hash" not in frame.columns:
+        return None
+    files, hashes = set(frame["scenario_file"].astype(str)), set(frame["scenario_hash"].astype(str))
+    if len(files) != 1 or len(hashes) != 1:
+        return None
+    try:
+        from sim.scenario import load_scenario
+        scen = load_scenario(files.pop())
+    except Exception:  # moved, deleted or broken since: the page goes on without the designs
+        return None
+    return scen if scen.hash == hashes.pop() else None
+
+
+def analysis_designs(frame, meta: dict | None = None, scenario=None, note: str = "") -> list[Section]:
+    """The "What was played" section of an analysis page (empty when the scenario is not
+    known), with `note` saying how the page's variants differ from it."""
+    scen = frame_scenario(frame, meta, scenario)
+    if scen is None:
+        return []
+    info = {**(getattr(frame, "attrs", {}).get("analysis") or {}), **(meta or {})}
+    sec = design_section(scen, getattr(scen, "overrides", None) or info.get("overrides"),
+                         title="What was played (the scenario as given)")
+    if note:
+        sec.paragraphs.insert(0, note)
+    return [sec]
+
+
+def policy_label_table(specs: dict, scen=None) -> pd.DataFrame:
+    """Each policy label of a tournament with the fields it sets and the policy its side
+    then plays (the label's fields over the side's own, as the tournament merges them), so
+    a reader of the page alone knows what `focus` or a JSON label stood for."""
+    rows = []
+    for side, labels in (specs or {}).items():
+        own = {}
+        if scen is not None:
+            own = (scen.data.get("sides", {}).get(side) or {}).get("policy") or {}
+        for label, spec in (labels or {}).items():
+            spec = spec or {}
+            played = {**own, **spec} if spec else own
+            row = {"side": side, "label": label,
+                   "fields it sets": text(spec) if spec else "none: the side's policy as written"}
+            if scen is not None:  # without the scenario the side's own policy is not known
+                row["policy played"] = text(played) if played else "the ruleset's default"
+            rows.append(row)
+    return pd.DataFrame(rows)

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from sim.report import adapt as ad
+from sim.report.designs import analysis_designs
 from sim.report.figures import CI_NOTE, rate_axis, rate_bars
 from sim.report.html import Section, write_report
 from sim.report.style import OKABE_ITO, new_figure, rows_height, short, styled
@@ -68,7 +69,8 @@ def history_table(meta: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def report_optimize(frame: pd.DataFrame, out_dir, meta: dict | None = None, title: str | None = None):
+def report_optimize(frame: pd.DataFrame, out_dir, meta: dict | None = None, title: str | None = None,
+                    scenario=None):
     """Write the optimize page into out_dir; return the path of its index.html."""
     info = {**ad.analysis_info(frame), **(meta or {})}
     sections = [
@@ -89,6 +91,8 @@ def report_optimize(frame: pd.DataFrame, out_dir, meta: dict | None = None, titl
                  "own, apart from the fights above."],
                 [], [("Best responses", history_table(info))]),
     ]
+    sections += analysis_designs(frame, meta, scenario, "The policies under `policy as written` above are "
+                                 "these; the strongest play replaces only the sides' policies.")
     prov = {k: v for k, v in ad.provenance_of(frame, meta).items() if k not in ("history", "message", "policies")}
     title = title or ad.titled(frame, "Strongest play: the balance as written and under the best play found")
     return write_report(out_dir, title, [("", [info.get("message", "")])], sections, [("", prov)])
