@@ -87,24 +87,20 @@ def bar(command: str, scenario, quiet: bool):
         yield update
 
 
-def played_scenario():
-    """The base scenario of the running command (its SCENARIO argument after --set), or
-    None: read from the click context, as every analysis command (optimize's too, which
-    lives in its own module) names them alike, so its page can show the stat blocks."""
-    ctx = click.get_current_context(silent=True)
-    params = ctx.params if ctx is not None else {}
-    if not params.get("scenario"):
-        return None
+def played_scenario(scenario, sets):
+    """The base scenario an analysis played (its file after --set), so its page can show
+    the stat blocks; None if it cannot be read again."""
     from sim.analysis.common import as_scenario
     try:
-        return as_scenario(params["scenario"], parse_sets(params.get("sets") or ()) or None)
+        return as_scenario(scenario, parse_sets(sets or ()) or None)
     except ScenarioError:  # played already, so not expected; the page goes on without the designs
         return None
 
 
 def write_out(df: pd.DataFrame, out: str | None, as_json: bool, extra: dict | None = None,
-              report_dir: str | None = None) -> None:
-    scen = played_scenario() if (report_dir or out) else None
+              report_dir: str | None = None, played: tuple | None = None) -> None:
+    """`played`: (SCENARIO, --set values) of the command, for the stat blocks of its page."""
+    scen = played_scenario(*played) if played and (report_dir or out) else None
     if report_dir:
         from sim.report import report_frame
         page = report_frame(df, report_dir, scenario=scen)
@@ -188,7 +184,7 @@ def sweep(scenario, vary, precision, max_n, play, skirmishes, seed, jobs, max_ro
                       play=play, progress=update)
     if precision is not None:
         df.attrs["analysis"]["precision_reached"] = _sweep_reached(df, precision)
-    write_out(df, out, as_json, report_dir=report_dir)
+    write_out(df, out, as_json, report_dir=report_dir, played=(scenario, sets))
     if as_json:
         emit_json("sweep", df)
         return _exit_unless(df.attrs["analysis"].get("precision_reached", True))
@@ -262,7 +258,7 @@ def tune(scenario, params, target, rngs, max_n, play, skirmishes, seed, jobs, ma
         df = tune_fn(scenario, param, side, rate, lo, hi, n=skirmishes or 20000, seed=seed, jobs=jobs,
                      max_rounds=max_rounds, overrides=parse_sets(sets), max_skirmishes=max_n, play=play,
                      progress=update)
-    write_out(df, out, as_json, report_dir=report_dir)
+    write_out(df, out, as_json, report_dir=report_dir, played=(scenario, sets))
     reachable = df.attrs["analysis"]["status"] != "unreachable"
     if as_json:
         emit_json("tune", df, hoist=TUNE_CONSTANTS)
@@ -287,7 +283,7 @@ def _tune_grid(scenario, params, side, rate, ranges, skirmishes, seed, jobs, max
     with bar("tune", scenario, quiet) as update:
         df = tune_grid(scenario, list(params), side, rate, ranges, n=skirmishes or 4000, seed=seed, jobs=jobs,
                        max_rounds=max_rounds, overrides=parse_sets(sets), progress=update)
-    write_out(df, out, as_json, report_dir=report_dir)
+    write_out(df, out, as_json, report_dir=report_dir, played=(scenario, sets))
     meta = df.attrs["analysis"]
     reachable = meta["status"] != "unreachable"
     if as_json:
@@ -323,7 +319,7 @@ def sensitivity(scenario, combatants, play, skirmishes, seed, jobs, max_rounds, 
     with bar("sensitivity", scenario, quiet) as update:
         df = sens_fn(scenario, list(combatants) or None, n=skirmishes or 20000, seed=seed, jobs=jobs,
                      max_rounds=max_rounds, overrides=parse_sets(sets), play=play, progress=update)
-    write_out(df, out, as_json, report_dir=report_dir)
+    write_out(df, out, as_json, report_dir=report_dir, played=(scenario, sets))
     if as_json:
         return emit_json("sensitivity", df)
     sides = [c[:-len(".delta")] for c in df.columns if c.endswith(".delta")]
@@ -361,7 +357,8 @@ def tournament(scenario, policies, play, skirmishes, seed, jobs, max_rounds, set
                      overrides=parse_sets(sets), play=play, progress=update)
     br = best_responses(df)
     says = verdicts(df)
-    write_out(df, out, as_json, {"verdicts": says, "best_responses": records(br)}, report_dir=report_dir)
+    write_out(df, out, as_json, {"verdicts": says, "best_responses": records(br)}, report_dir=report_dir,
+              played=(scenario, sets))
     if as_json:
         return emit_json("tournament", df, best_responses=records(br), verdicts=says)
     meta = df.attrs["analysis"]

@@ -39,7 +39,7 @@ def optimize(scenario, sides, budget, skirmishes, seed, jobs, max_rounds, sets, 
         df = optimize_fn(scenario, n=skirmishes, seed=seed, jobs=jobs, max_rounds=max_rounds,
                          sides=list(sides) or None, budget=spent, overrides=parse_sets(sets), progress=update)
     meta = df.attrs["analysis"]
-    write_out(df, out, as_json, report_dir=report_dir)
+    write_out(df, out, as_json, report_dir=report_dir, played=(scenario, sets))
     if as_json:
         emit_json("optimize", df, hoist=("scenario_hash", "variant_hash", "seed", "rule_options",
                                           "package_version"))

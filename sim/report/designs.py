@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from sim.report.adapt import analysis_info
 from sim.report.html import Section
 
 # Stat-block keys that are not stats: shown elsewhere, or bookkeeping.
@@ -147,7 +148,7 @@ def frame_scenario(frame, meta: dict | None = None, scenario=None):
     played with --set, would show stat blocks that were not played)."""
     if scenario is not None:
         return scenario
-    info = {**(getattr(frame, "attrs", {}).get("analysis") or {}), **(meta or {})}
+    info = {**analysis_info(frame), **(meta or {})}
     if info.get("scenario_text"):
         from types import SimpleNamespace
         return scenario_of(SimpleNamespace(meta=info))
@@ -156,10 +157,11 @@ def frame_scenario(frame, meta: dict | None = None, scenario=None):
     files, hashes = set(frame["scenario_file"].astype(str)), set(frame["scenario_hash"].astype(str))
     if len(files) != 1 or len(hashes) != 1:
         return None
+    from sim.errors import ScenarioError
+    from sim.scenario import load_scenario
     try:
-        from sim.scenario import load_scenario
         scen = load_scenario(files.pop())
-    except Exception:  # moved, deleted or broken since: the page goes on without the designs
+    except (ScenarioError, OSError):  # moved, deleted or broken since: the page goes on without the designs
         return None
     return scen if scen.hash == hashes.pop() else None
 
@@ -170,7 +172,7 @@ def analysis_designs(frame, meta: dict | None = None, scenario=None, note: str =
     scen = frame_scenario(frame, meta, scenario)
     if scen is None:
         return []
-    info = {**(getattr(frame, "attrs", {}).get("analysis") or {}), **(meta or {})}
+    info = {**analysis_info(frame), **(meta or {})}
     sec = design_section(scen, getattr(scen, "overrides", None) or info.get("overrides"),
                          title="What was played (the scenario as given)")
     if note:
