@@ -13,7 +13,9 @@ def carry_in(i, W, SL, uses, carried, tracing, ev, cnt):
     """Skirmish i of the chunk takes row i of each carried array (play._conditions)."""
     asleep, wake, bound, held, held_by, holding, drawn, loaded, spell_uses = carried
     for c in range(W.shape[1]):
-        W[W_ASLEEP, c], W[W_WAKE, c], W[W_BOUND, c] = asleep[i, c], wake[i, c], bound[i, c]
+        if asleep[i, c] >= 0:  # -1: as the fresh surprise roll left it (play._conditions)
+            W[W_ASLEEP, c], W[W_WAKE, c] = asleep[i, c], wake[i, c]
+        W[W_BOUND, c] = bound[i, c]
         W[W_HELD, c], W[W_HELD_BY, c], W[W_HOLDING, c] = held[i, c], held_by[i, c], holding[i, c]
         W[W_DRAWN, c] = drawn[i, c]
         if tracing and W[W_ASLEEP, c]:

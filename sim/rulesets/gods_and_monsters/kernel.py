@@ -43,6 +43,9 @@ def play_chunk(seed, first, n, max_rounds, tab, pol, zone, zone_ptr, start, out,
                 W[W_SURV, c], W[W_INJ, c], W[W_SURPRISED, c] = s_surv[i, c], s_inj[i, c], s_surprised[i, c]
             else:
                 W[W_VERVE, c], W[W_SURV, c] = ct[C_VERVE, c], ct[C_SURV, c]
+            # A carried-in -1: surprise is rolled as in a fresh skirmish (the next fight of a day).
+            if not has_start or s_surprised[i, c] < 0:
+                W[W_SURPRISED, c] = 0
                 if ct[C_SURPRISE_T, c] < NEVER:
                     r = keyed.die(20, seed, g, 0, SURPRISE, c, 0)
                     W[W_SURPRISED, c] = r > ct[C_SURPRISE_T, c]
@@ -51,7 +54,7 @@ def play_chunk(seed, first, n, max_rounds, tab, pol, zone, zone_ptr, start, out,
             W[W_WAS_SURPRISED, c] = W[W_SURPRISED, c]
             W[W_ASLEEP, c] = flags[G_SLEEPERS] and W[W_SURPRISED, c] and ct[C_SLEEPER, c]
             W[W_WAKE, c] = 2 if W[W_ASLEEP, c] else NEVER
-            if tracing and W[W_ASLEEP, c] and not has_start:
+            if tracing and W[W_ASLEEP, c] and (not has_start or s_surprised[i, c] < 0):
                 events.emit(ev, cnt, EV_SLEEPS, 0, c, 0, 0, 0, 0, 0)
             W[W_HELD_BY, c], W[W_HOLDING, c], W[W_COVERING, c] = -1, -1, -1
             W[W_DRAWN, c], W[W_CAST_LAST, c] = ct[C_DRAWN0, c], 0

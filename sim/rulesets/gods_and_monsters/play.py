@@ -12,6 +12,8 @@ from sim.rulesets.gods_and_monsters.tables import G_ADJ, G_CALLED, G_CORE, NSL, 
 START_KEYS = ("verve", "survival", "injuries", "status", "surprised")
 # Conditions a start may carry in besides; each left out takes its value in a fresh skirmish.
 CONDITION_KEYS = ("asleep", "bound", "held", "held_by", "holding", "drawn", "loaded", "spell_uses")
+# Conditions a scenario alone may never reach, so a start carrying them plays every situation.
+_UNREACHED = ("asleep", "bound", "held", "held_by", "holding")
 COLUMNS = ("attacks", "hits", "damage_dealt", "damage_taken", "final_state", "down_round", "surprised",
            "verve_left", "survival_left", "injuries")
 # A cold compile on the idle 2-core machine: 36 CPU-s (December
@@ -22,7 +24,7 @@ _DTYPES = {"final_state": np.int8, "surprised": np.int8}  # the rest int32
 
 def _tables(setup: Setup, start=None) -> tuple:
     flags = setup.flags
-    if start is not None:
+    if start is not None and set(start) & set(_UNREACHED):
         # A given start may hold what the scenario alone never reaches (holds, sleep):
         # no situation is skipped.
         flags = flags.copy()
@@ -83,6 +85,7 @@ def _conditions(setup: Setup, start, n: int, C: int) -> tuple:
         asleep = ((setup.flags[T.G_SLEEPERS] != 0) & (surprised != 0) & (ct[T.C_SLEEPER] != 0)[None, :])
         asleep = asleep.astype(np.int64)
         wake = np.where(asleep == 1, 2, T.NEVER)
+        asleep[surprised < 0] = -1  # surprise rolled in the kernel, which puts them to sleep
     bound = (get("bound", C) != 0).astype(np.int64)
     held, held_by = get("held", C), get("held_by", C)
     if not np.isin(held, (T.HELD_NONE, T.HELD_GRABBED, T.HELD_IMMOBILIZED)).all():
@@ -174,8 +177,8 @@ def play(setup: Setup, seed: int, first_skirmish: int, n: int, max_rounds: int, 
 
     `start` (optional) carries state into every skirmish instead of a fresh one: a dict of
     arrays, each (n, width) or one row (width,) for all n. Required together:
-      verve, survival, injuries, status (sim.rulesets.base codes), surprised (0/1), per
-      combatant; nobody rolls for surprise then.
+      verve, survival, injuries, status (sim.rulesets.base codes), surprised (0/1, or -1:
+      rolled as in a fresh skirmish, as the next fight of a day does), per combatant.
     Optional, each left out as in a fresh skirmish:
       asleep       per combatant, 0/1: asleep as after a sleep spell (immobile, cannot act)
                    until damage wakes it (`sleep_wakes_on_damage`). Left out: the scenario's

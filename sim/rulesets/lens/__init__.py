@@ -31,7 +31,7 @@ class Lens:
     compiled = True
     outcome_columns = ("momentum_spent", "defences_used", "recovered", "void", "body_left", "bracket",
                        "defended_abjure", "defended_mitigate", "defended_block", "defended_dodge", "defended_parry",
-                       "tags_applied")
+                       "tags_applied", "items_left")
     play = deferred("sim.rulesets.lens.play", "play")
     trace = deferred("sim.rulesets.lens.play", "trace")
     warm = deferred("sim.rulesets.lens.play", "warm")

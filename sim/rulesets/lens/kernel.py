@@ -139,9 +139,9 @@ STALL_ROUNDS = 500
 # Outcome columns, in this order (out[k]).
 OUT_COLUMNS = ("attacks", "hits", "damage_dealt", "damage_taken", "final_state", "down_round", "momentum_spent",
                "defences_used", "recovered", "void", "body_left", "bracket", "defended_abjure", "defended_mitigate",
-               "defended_block", "defended_dodge", "defended_parry", "tags_applied")
+               "defended_block", "defended_dodge", "defended_parry", "tags_applied", "items_left")
 _SOURCES = (ATTACKS, HITS, DEALT, TAKEN, STATUS, DOWN_ROUND, SPENT, DEFENCES, RECOVERED, VOID, BODYV, BRACKET,
-            DEFENDED, DEFENDED + 1, DEFENDED + 2, DEFENDED + 3, DEFENDED + 4, TAGS_APPLIED)
+            DEFENDED, DEFENDED + 1, DEFENDED + 2, DEFENDED + 3, DEFENDED + 4, TAGS_APPLIED, ITEMS)
 OUT_ROWS = np.array(_SOURCES, dtype=np.int64)
 # What a skirmish may start from (start[k]): Body left, Void, conditions, item uses left (-1: as built).
 START_KEYS = ("body_left", "void", "conditions", "items_left")
