@@ -144,9 +144,9 @@ def summarize(result: DayResult) -> dict:
                               "rounds": float(g.loc[g["reached"], "rounds"].mean()) if reached else float("nan")})
     for name, g in result.fates.groupby("combatant", observed=False):
         states = g["end_state"].value_counts(normalize=True)
+        died = g.loc[g["end_state"] == "dead", "died_in"].value_counts() / len(g)
         out["members"].append({"name": str(name), **{s: float(states.get(s, 0.0)) for s in FINAL_STATES[:3]},
-                               "died_in": {str(k): float(v) for k, v in
-                                           (g.loc[g["end_state"] == "dead", "died_in"].value_counts() / len(g)).items() if v}})
+                               "died_in": {str(k): float(v) for k, v in died.items() if v}})
     return out
 
 

@@ -213,8 +213,8 @@ def _fight(spec: dict, where: str, top: dict, data: dict, party: dict, path: Pat
         raw, _ = read_scenario_file(file)
         fight = resolve(raw, file.parent, str(file))
         if fight.get("ruleset") != top["ruleset"]:
-            raise ScenarioError(f"{spec['scenario']} is a {fight.get('ruleset')} scenario; a "
-                                f"{top['ruleset']} day fights {top['ruleset']} scenarios only.", path=f"{where}.scenario")
+            raise ScenarioError(f"{spec['scenario']} is a {fight.get('ruleset')} scenario; a {top['ruleset']} "
+                                f"day fights {top['ruleset']} scenarios only.", path=f"{where}.scenario")
         sides = fight.get("sides") if isinstance(fight.get("sides"), dict) else {}
         replaced = spec["party_side"]
         if replaced not in sides:

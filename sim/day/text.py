@@ -25,7 +25,8 @@ def summary_text(result) -> str:
     seeds = {f.name: f.seed for f in day.fights}
     for f in s["fights"]:
         lines.append(f"  {f['name'][:20]:<20} {_pct(f['met'])} {_pct(f['reached'])}  {_pct(f['lost'])} "
-                     f"{_ci(f['lost_ci95']):<14} {_pct(f['days_ended_here'])}  {f['rounds']:6.2f}  ({seeds[f['name']]})")
+                     f"{_ci(f['lost_ci95']):<14} {_pct(f['days_ended_here'])}  {f['rounds']:6.2f}  "
+                     f"({seeds[f['name']]})")
     lines += ["", "  at the end of the day      standing  down    dead   died in"]
     for m in s["members"]:
         died = ", ".join(f"{k} {100 * v:.1f}%" for k, v in sorted(m["died_in"].items(), key=lambda kv: -kv[1]))
