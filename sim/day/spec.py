@@ -26,8 +26,12 @@ DAY_RUN_FIELDS = {
 }
 PARTY_FIELDS = {
     "side": Field("str", "party", "the party's side name in every fight"),
-    "combatants": Field("list", doc="the party's combatants, as in a scenario's side",
+    "combatants": Field("list", None, "the party's combatants, as in a scenario's side",
                         item=Field("any", shape="a stat block, or {use: NAME, ...} of `bestiary:`")),
+    "from": Field("record", None, "instead of `combatants`: a side of a scenario file (relative to the day "
+                  "file), its combatants and policy", fields={
+                      "scenario": Field("str", doc="the scenario file"),
+                      "side": Field("str", doc="the side whose combatants are the party")}),
     "policy": Field("any", None, "the party's policy, as a side's (default: each fight's replaced side's)"),
 }
 DAY_FIELDS = {
@@ -193,9 +197,26 @@ def _definitions(data: dict) -> dict:
 def _resolved_party(top: dict, data: dict, base: Path) -> dict:
     """The party's side with its `use:` references filled from the day's definitions."""
     from sim.library import resolve
-    side = {"combatants": top["party"]["combatants"]}
-    if top["party"]["policy"] is not None:
-        side["policy"] = top["party"]["policy"]
+    spec = top["party"]
+    if (spec["combatants"] is None) == (spec["from"] is None):
+        raise ScenarioError("give the party either `combatants:` or `from: {scenario: FILE, side: NAME}`.",
+                            path="party")
+    if spec["from"] is not None:
+        file = (base / spec["from"]["scenario"]).resolve()
+        raw, _ = read_scenario_file(file)
+        found = resolve(raw, file.parent, str(file))
+        sides = found.get("sides") if isinstance(found.get("sides"), dict) else {}
+        if spec["from"]["side"] not in sides or not isinstance(sides[spec["from"]["side"]], dict):
+            raise ScenarioError(f"names {spec['from']['side']!r}, which is not a side of {spec['from']['scenario']} "
+                                f"(its sides: {', '.join(map(str, sides))}).", path="party.from.side")
+        side = {k: v for k, v in sides[spec["from"]["side"]].items() if k in ("combatants", "policy")}
+        if spec["policy"] is not None:
+            side["policy"] = resolve({"ruleset": top["ruleset"], **_definitions(data),
+                                      "sides": {"party": {"policy": spec["policy"]}}}, base)["sides"]["party"]["policy"]
+        return {"side": side, "armory": found.get("armory") or {}}
+    side = {"combatants": spec["combatants"]}
+    if spec["policy"] is not None:
+        side["policy"] = spec["policy"]
     if not side["combatants"]:
         raise ScenarioError("lists nobody; give the party at least one combatant.", path="party.combatants")
     out = resolve({"ruleset": top["ruleset"], **_definitions(data), "sides": {"party": side}}, base)

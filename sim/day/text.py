@@ -19,7 +19,7 @@ def summary_text(result) -> str:
              f"stop when {day.stop_when.replace('_', ' ')}",
              f"  the party survives the day  {_pct(s['survival']['rate'])} {_ci(s['survival']['ci95'])}",
              f"  nobody dies                 {_pct(s['nobody_dies']['rate'])} {_ci(s['nobody_dies']['ci95'])}",
-             f"  deaths per day              {s['deaths']['mean']:.3f} [{s['deaths']['ci95'][0]:.3f}, "
+             f"  deaths per day              {s['deaths']['mean']:.3f} [{max(s['deaths']['ci95'][0], 0):.3f}, "
              f"{s['deaths']['ci95'][1]:.3f}]", "",
              "  fight                 met  reached  lost if reached      ends the day  rounds  (seed)"]
     seeds = {f.name: f.seed for f in day.fights}
@@ -29,7 +29,7 @@ def summary_text(result) -> str:
                      f"({seeds[f['name']]})")
     lines += ["", "  at the end of the day      standing  down    dead   died in"]
     for m in s["members"]:
-        died = ", ".join(f"{k} {100 * v:.1f}%" for k, v in sorted(m["died_in"].items(), key=lambda kv: -kv[1]))
+        died = ", ".join(f"{k} {100 * v:.{1 if v >= 0.001 else 2}f}%" for k, v in sorted(m["died_in"].items(), key=lambda kv: -kv[1]))
         lines.append(f"  {m['name'][:25]:<25} {_pct(m['standing'])} {_pct(m['unconscious'])} {_pct(m['dead'])}   "
                      f"{died or '-'}")
     value = state_value(result)
