@@ -29,7 +29,8 @@ def summary_text(result) -> str:
                      f"({seeds[f['name']]})")
     lines += ["", "  at the end of the day      standing  down    dead   died in"]
     for m in s["members"]:
-        died = ", ".join(f"{k} {100 * v:.{1 if v >= 0.001 else 2}f}%" for k, v in sorted(m["died_in"].items(), key=lambda kv: -kv[1]))
+        ranked = sorted(m["died_in"].items(), key=lambda kv: -kv[1])
+        died = ", ".join(f"{k} {100 * v:.{1 if v >= 0.001 else 2}f}%" for k, v in ranked)
         lines.append(f"  {m['name'][:25]:<25} {_pct(m['standing'])} {_pct(m['unconscious'])} {_pct(m['dead'])}   "
                      f"{died or '-'}")
     value = state_value(result)
