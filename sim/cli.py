@@ -329,11 +329,13 @@ def validate(scenarios):
 @click.argument("ruleset")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--force", is_flag=True, help="Overwrite FILE if it exists.")
-def new(ruleset, file, force):
+@click.option("--day", "day_file", is_flag=True, help="Write a starter day file (docs/day.md) instead.")
+def new(ruleset, file, force, day_file):
     """Write a commented starter scenario for RULESET into FILE (it validates and runs as it is)."""
     from sim.starters import write_starter
-    path = write_starter(ruleset, file, force=force)
-    echo(f"wrote {path}; next: skirmish validate {path} && skirmish run {path}", err=True)
+    path = write_starter(ruleset, file, force=force, day=day_file)
+    nxt = f"skirmish day {path}" if day_file else f"skirmish validate {path} && skirmish run {path}"
+    echo(f"wrote {path}; next: {nxt}", err=True)
 
 
 @main.command()

@@ -285,3 +285,33 @@ def test_a_bad_day_file_is_one_paragraph_and_exit_2(tmp_path, change, words):
     out = CliRunner().invoke(main, ["day", str(path), "-q"])
     assert out.exit_code == 2 and out.output.startswith("error: ") and words in out.output
     assert "Traceback" not in out.output and out.output.count("\n") == 1
+
+
+@pytest.mark.parametrize("ruleset", ["gods_and_monsters", "lens", "lifeforce"])
+def test_the_starter_day_plays_where_it_is_written(tmp_path, ruleset):
+    path = tmp_path / "my_day.yaml"
+    out = CliRunner().invoke(main, ["new", "--day", ruleset, str(path)])
+    assert out.exit_code == 0, out.output
+    day = sim.day.run(path, days=300)
+    assert len(day.days) == 300 and len(day.day.fights) == 3
+    assert 0 < day.days["fights_won"].mean() < 3
+    for name in sim.day.spec.day_rule_fields(ruleset):
+        assert f"#   {name}: " in path.read_text()
+
+
+@pytest.mark.parametrize("ruleset", ["gods_and_monsters", "lens", "lifeforce"])
+def test_every_day_rule_is_documented_on_its_rules_page(ruleset):
+    page = (ROOT / f"docs/rules/{ruleset}.md").read_text()
+    section = page[page.index("## The day"):]
+    section = section[:section.index("\n## ")]
+    for name in sim.day.spec.day_rules_module(ruleset).DAY_RULES:
+        assert f"`{name}" in section, name
+    assert "`fallen`" in (ROOT / "docs/day.md").read_text()
+
+
+def test_every_shipped_day_file_loads():
+    files = sorted((ROOT / "days").glob("*/*.yaml"))
+    assert {f.parent.name for f in files} == {"gods_and_monsters", "lens", "lifeforce"}
+    for f in files:
+        day = sim.day.load_day(f)
+        assert day.ruleset_name == f.parent.name and len(day.fights) >= 2

@@ -52,7 +52,7 @@ def test_hp_in_a_condition_points_to_health(tmp_path):
 def test_validate_checks_a_library_as_a_library():
     code, out, err = _validate(ROOT / "library")
     assert code == 0, err
-    assert f"{ROOT / 'library/gods_and_monsters.yaml'}: ok (a gods_and_monsters library: 3 stat blocks, 1 weapon, " \
+    assert f"{ROOT / 'library/gods_and_monsters.yaml'}: ok (a gods_and_monsters library: 7 stat blocks, 1 weapon, " \
            "2 policies)" in out
     assert out.count(": ok (a ") == 3
 
