@@ -20,8 +20,10 @@ TABLES = ("days", "fights", "members", "fates", "rests")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON instead of text.")
 @click.option("--out", type=click.Path(file_okay=False),
               help="Folder for the tables (days, fights, members, fates, rests), as Parquet.")
+@click.option("--report", "report_dir", type=click.Path(file_okay=False),
+              help="Folder for an HTML report of the day (figures as PNG and SVG beside it).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def day(day_file, days, seed, jobs, as_json, out, quiet):
+def day(day_file, days, seed, jobs, as_json, out, report_dir, quiet):
     """Play DAY_FILE: one party through its fights in a row, with rests between, and say
     how often it lives through the day, where days end and what each fight costs."""
     import sim.day
@@ -30,13 +32,19 @@ def day(day_file, days, seed, jobs, as_json, out, quiet):
     if out:
         from sim.io import check_output_folder
         check_output_folder(out, "--out")
+    if report_dir:
+        from sim.io import check_output_folder
+        check_output_folder(report_dir, "--report")
     note_cores(jobs)
     with progress_bar(int(loaded.run["days"]), desc=Path(day_file).stem, quiet=quiet) as bar:
         from sim.cli_scale import interruptible
         result = sim.day.run(loaded, jobs=jobs, progress=interruptible(bar))
     written = _write(result, out) if out else []
+    if report_dir:
+        from sim.report.day import report_day
+        written.append(str(report_day(result, report_dir)))
     if as_json:
-        echo(json.dumps({**result.summary(), **({"written": written} if out else {})}, default=str))
+        echo(json.dumps({**result.summary(), **({"written": written} if written else {})}, default=str))
     else:
         echo(result.summary_text())
         if written:

@@ -92,13 +92,14 @@ def _compact(value) -> str:
 
 def provenance_html(meta: dict) -> str:
     order = ["scenario", "scenario_file", "overrides", "scenario_hash", "ruleset", "seed", "skirmishes",
-             "max_rounds", "rule_options", "package_version", "chunk_size", "scenario_text"]
+             "max_rounds", "rule_options", "package_version", "chunk_size", "scenario_text", "day_text"]
     keys = [k for k in order if k in meta] + [k for k in meta if k not in order]
     rows = []
     for k in keys:
         v = meta[k]
-        if k == "scenario_text":  # the whole file: folded away, in full
-            rows.append("<tr><th>scenario file as played</th><td><details><summary>show the YAML</summary>"
+        if k in ("scenario_text", "day_text"):  # the whole file: folded away, in full
+            what = "scenario" if k == "scenario_text" else "day"
+            rows.append(f"<tr><th>{what} file as played</th><td><details><summary>show the YAML</summary>"
                         f"<pre>{html.escape(str(v))}</pre></details></td></tr>")
             continue
         text = _compact(v)

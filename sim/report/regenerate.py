@@ -3,6 +3,7 @@
     python -m sim.report.regenerate              # all of scenarios/, their own run: blocks
     python -m sim.report.regenerate -n 20000 scenarios/gods_and_monsters/yeti.yaml
     python -m sim.report.regenerate --strongest-play   # also reports/strongest_play/
+    python -m sim.report.regenerate --days             # also reports/days/ (the day files of days/)
 
 Each scenario is played with its own `run:` block (skirmishes, seed, max_rounds) unless
 -n is given, so the committed reports are reproducible from the files alone.
@@ -73,6 +74,23 @@ def regenerate_strongest_play(reports_root=None, quiet: bool = False) -> list[Pa
     return written
 
 
+def regenerate_days(days=None, reports_root=None, quiet: bool = False, n: int | None = None) -> list[Path]:
+    """reports/days/<ruleset>/<day>/ for each day file of days/ (or those given), each
+    played with its own `run:` block unless `n` is given."""
+    import sim.day
+    from sim.progress import progress_bar
+    from sim.report.day import report_day
+    reports_root = Path(reports_root or ROOT / "reports") / "days"
+    written = []
+    for f in sorted(Path(p) for p in days) if days else sorted((ROOT / "days").glob("*/*.yaml")):
+        day = sim.day.load_day(f, days=n)
+        with progress_bar(int(day.run["days"]), desc=f.stem, quiet=quiet) as update:
+            result = sim.day.run(day, progress=update)
+        result.meta["day_file"] = shown_path(f)
+        written.append(report_day(result, report_dir_for(f, ROOT / "days", reports_root)))
+    return written
+
+
 @click.command()
 @click.argument("scenarios", nargs=-1)
 @click.option("-n", "--skirmishes", type=click.IntRange(min=1), help="Override every scenario's run.skirmishes.")
@@ -81,11 +99,14 @@ def regenerate_strongest_play(reports_root=None, quiet: bool = False) -> list[Pa
               help="Where reports go (default: reports/).")
 @click.option("--strongest-play", is_flag=True,
               help="Also rebuild reports/strongest_play/ (a strongest-play search per page, about 10 CPU-s each).")
+@click.option("--days", "with_days", is_flag=True, help="Also rebuild reports/days/ from the day files of days/.")
 @click.option("--quiet", "-q", is_flag=True)
-def main(scenarios, skirmishes, jobs, reports_root, strongest_play, quiet):
+def main(scenarios, skirmishes, jobs, reports_root, strongest_play, with_days, quiet):
     """Regenerate the report of each shipped scenario (default: all of scenarios/)."""
     from sim.terminal import echo
     for index in regenerate(list(scenarios) or None, skirmishes, jobs, reports_root, quiet):
+        echo(f"wrote {index}", err=True)
+    for index in (regenerate_days(reports_root=reports_root, quiet=quiet) if with_days else []):
         echo(f"wrote {index}", err=True)
     for index in (regenerate_strongest_play(reports_root, quiet) if strongest_play else []):
         echo(f"wrote {index}", err=True)
