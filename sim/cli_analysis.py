@@ -391,7 +391,13 @@ def tournament(scenario, policies, play, skirmishes, seed, jobs, max_rounds, set
 def compare(scenario_a, scenario_b, sets_b, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir,
             quiet):
     """Play SCENARIO_A and SCENARIO_B on the same skirmishes (common random numbers) and
-    give every figure of both with B - A and its paired 95% interval."""
+    give every figure of both with B - A and its paired 95% interval. Two day files
+    (docs/day.md) are compared day by day, on the same days."""
+    from sim.day.compare import is_day_file
+    if is_day_file(scenario_a) or is_day_file(scenario_b):
+        from sim.cli_day import compare_days_command
+        return compare_days_command(scenario_a, scenario_b, sets, sets_b, skirmishes, seed, jobs, max_rounds, out,
+                                    as_json, report_dir, quiet)
     from sim.analysis.compare import compare_results, play_pair
     with bar("compare", scenario_a, quiet) as update:
         ra, rb = play_pair(scenario_a, scenario_b, n=skirmishes or 20000, seed=seed, jobs=jobs,

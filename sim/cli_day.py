@@ -57,3 +57,48 @@ def _write(result, out) -> list[str]:
     folder.mkdir(parents=True, exist_ok=True)
     return [str(atomic_write_frame(folder / f"{name}.parquet", getattr(result, name), "parquet", result.meta))
             for name in TABLES]
+
+
+def compare_days_command(a, b, sets, sets_b, days, seed, jobs, max_rounds, out, as_json, report_dir, quiet):
+    """`skirmish compare` of two day files."""
+    from sim.cli_analysis import bar, emit_json, write_out
+    from sim.day.compare import compare_days, is_day_file
+    from sim.errors import ScenarioError
+    if not (is_day_file(a) and is_day_file(b)):
+        day, other = (a, b) if is_day_file(a) else (b, a)
+        raise ScenarioError(f"{day} is a day file and {other} is not: `skirmish compare` compares two scenarios "
+                            "or two day files (a day file has `party:` and `steps:`); give two of the same kind.")
+    refused = [name for name, given in (("--set", sets), ("--set-b", sets_b), ("--max-rounds", max_rounds),
+                                        ("--report", report_dir)) if given]
+    if refused:
+        raise ScenarioError(f"{', '.join(refused)} {'is' if len(refused) == 1 else 'are'} not taken when comparing "
+                            "two day files: write the change into a copy of the day file (its fights' `rules:`, "
+                            "`run: max_rounds`), and use `skirmish day FILE --report DIR` for each day's page.")
+    with bar("compare", a, quiet) as update:
+        df = compare_days(a, b, days=days, seed=seed, jobs=jobs, progress=update)
+    write_out(df, out, as_json)
+    if as_json:
+        return emit_json("compare", df)
+    echo(compare_days_text(df))
+
+
+def compare_days_text(df) -> str:
+    from sim.cli_analysis import interval, mean_interval, signed
+    import numpy as np
+    meta = df.attrs["analysis"]
+    (la, lb), (n, _) = meta["labels"], meta["days"]
+    how = "the same days (each fight keyed by its name), paired" if meta["paired"] else "unpaired"
+    lines = [f"A = {la}", f"B = {lb}", f"{n:,} days each, seed {meta['a'].get('seed', '?')}; B - A on {how}, "
+             "95% intervals.", ""]
+    width = max(len(f) for f in df["figure"]) + 2
+    lines.append(f"  {'':<{width}}{'A':>26}{'B':>26}   B - A")
+    for _, r in df.iterrows():
+        if r["kind"] == "rate":
+            a, b = interval(r["a"], r["a_lo"], r["a_hi"]), interval(r["b"], r["b_lo"], r["b_hi"])
+            d = "" if np.isnan(r["diff"]) else signed(r["diff"], r["diff_lo"], r["diff_hi"])
+        else:
+            a, b = mean_interval(r["a"], r["a_lo"], r["a_hi"]), mean_interval(r["b"], r["b_lo"], r["b_hi"])
+            d = "" if np.isnan(r["diff"]) else f"{r['diff']:+6.2f} [{r['diff_lo']:+6.2f} .. {r['diff_hi']:+6.2f}]"
+        lines.append(f"  {r['figure']:<{width}}{a:>26}{b:>26}   {d}")
+    lines += ["", "A fight or member only one day has shows no difference. pts = percentage points."]
+    return "\n".join(lines)
