@@ -22,13 +22,26 @@ TABLES = ("days", "fights", "members", "fates", "rests")
               help="Folder for the tables (days, fights, members, fates, rests), as Parquet.")
 @click.option("--report", "report_dir", type=click.Path(file_okay=False),
               help="Folder for an HTML report of the day (figures as PNG and SVG beside it).")
+@click.option("--trace-day", type=click.IntRange(min=0), metavar="K",
+              help="Print day K (0-based) blow by blow, rests included, instead of playing every day.")
+@click.option("--representative", is_flag=True,
+              help="After the summary, the traces of the days at the 5th, 50th and 95th percentile of how the "
+                   "day went (fights won, then members standing).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def day(day_file, days, seed, jobs, as_json, out, report_dir, quiet):
+def day(day_file, days, seed, jobs, as_json, out, report_dir, trace_day, representative, quiet):
     """Play DAY_FILE: one party through its fights in a row, with rests between, and say
     how often it lives through the day, where days end and what each fight costs."""
     import sim.day
     from sim.progress import progress_bar
     loaded = sim.day.load_day(day_file, days=days, seed=seed)
+    if trace_day is not None:
+        from sim.day.trace import trace_day as traced
+        if trace_day >= int(loaded.run["days"]):
+            from sim.errors import ScenarioError
+            raise ScenarioError(f"--trace-day {trace_day} is past the run of {int(loaded.run['days']):,} days "
+                                f"(0..{int(loaded.run['days']) - 1}); give a smaller K or a larger -n.")
+        echo(traced(loaded, trace_day))
+        return
     if out:
         from sim.io import check_output_folder
         check_output_folder(out, "--out")
@@ -47,6 +60,10 @@ def day(day_file, days, seed, jobs, as_json, out, report_dir, quiet):
         echo(json.dumps({**result.summary(), **({"written": written} if written else {})}, default=str))
     else:
         echo(result.summary_text())
+        if representative:
+            from sim.day.trace import representative_days, trace_day as traced
+            for p, k in representative_days(result).items():
+                echo(f"\n--- the {p}th percentile day: day {k} ---\n" + traced(loaded, k))
         if written:
             echo("wrote " + ", ".join(written), err=True)
 

@@ -48,7 +48,9 @@ class _Party:
         self.mod.wake(self.res[m], rows)
 
 
-def play_days(day: Day, first: int, n: int) -> DayChunk:
+def play_days(day: Day, first: int, n: int, on_step=None) -> DayChunk:
+    """`on_step(index, step, party, going)`, if given, sees the party after each step
+    (the day's trace reads it)."""
     party, chunk = _Party(day, n), DayChunk(first, n)
     going = np.ones(n, dtype=bool)
     chunk.lost_at = np.full(n, -1, np.int64)
@@ -57,11 +59,13 @@ def play_days(day: Day, first: int, n: int) -> DayChunk:
     for index, step in enumerate(day.steps):
         if isinstance(step, Rest):
             _rest(day, step, party, going, chunk, first, n, fallen)
-            continue
-        lost = _fight(day, step, party, going, chunk, first, n, index, fallen)
-        chunk.lost_at[lost & (chunk.lost_at < 0)] = index
-        if day.stop_when == "party_out":
-            going &= ~lost
+        else:
+            lost = _fight(day, step, party, going, chunk, first, n, index, fallen)
+            chunk.lost_at[lost & (chunk.lost_at < 0)] = index
+            if day.stop_when == "party_out":
+                going &= ~lost
+        if on_step is not None:
+            on_step(index, step, party, going)
     chunk.end_status = {m: party.status[m].copy() for m in day.members}
     chunk.end_resources = {m: {k: v.copy() for k, v in party.res[m].items()} for m in day.members}
     return chunk

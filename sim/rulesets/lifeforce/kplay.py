@@ -217,7 +217,9 @@ def play(setup: KernelSetup, seed: int, first_skirmish: int, n: int, max_rounds:
 
 def trace(setup: KernelSetup, seed: int, skirmish: int, max_rounds: int, start=None):
     ev, cnt = events.new_buffer()
-    one = None if not start else {k: np.asarray(v)[skirmish:skirmish + 1] for k, v in start.items()}
+    # One row for the traced skirmish, or one row per skirmish of the run.
+    one = None if not start else {k: np.asarray(v) if len(np.asarray(v)) == 1 else
+                                  np.asarray(v)[skirmish:skirmish + 1] for k, v in start.items()}
     out = _run(setup, seed, skirmish, 1, max_rounds, one, skirmish, ev, cnt)
     s = setup.legacy
     rows = events.rows(ev, cnt)
