@@ -27,8 +27,14 @@ TABLES = ("days", "fights", "members", "fates", "rests")
 @click.option("--representative", is_flag=True,
               help="After the summary, the traces of the days at the 5th, 50th and 95th percentile of how the "
                    "day went (fights won, then members standing).")
+@click.option("--precision", type=click.FloatRange(min=0, min_open=True, max=0.5),
+              help="Play chunks of days until the 95%% interval of survival is at most +-this (0.005 = half a "
+                   "point), instead of -n days.")
+@click.option("--max", "max_days", type=DAYS, default=1_000_000, show_default=True,
+              help="With --precision: stop at this many days.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def day(day_file, days, seed, jobs, as_json, out, report_dir, trace_day, representative, quiet):
+def day(day_file, days, seed, jobs, as_json, out, report_dir, trace_day, representative, precision, max_days,
+        quiet):
     """Play DAY_FILE: one party through its fights in a row, with rests between, and say
     how often it lives through the day, where days end and what each fight costs."""
     import sim.day
@@ -49,9 +55,15 @@ def day(day_file, days, seed, jobs, as_json, out, report_dir, trace_day, represe
         from sim.io import check_output_folder
         check_output_folder(report_dir, "--report")
     note_cores(jobs)
-    with progress_bar(int(loaded.run["days"]), desc=Path(day_file).stem, quiet=quiet) as bar:
+    if precision and days:
+        from sim.errors import ScenarioError
+        raise ScenarioError("--precision plays as many days as the interval needs; give it without -n "
+                            "(--max caps the days).")
+    total = max_days if precision else int(loaded.run["days"])
+    with progress_bar(total, desc=Path(day_file).stem, quiet=quiet) as bar:
         from sim.cli_scale import interruptible
-        result = sim.day.run(loaded, jobs=jobs, progress=interruptible(bar))
+        result = sim.day.run(loaded, jobs=jobs, progress=interruptible(bar), precision=precision,
+                             max_days=max_days)
     written = _write(result, out) if out else []
     if report_dir:
         from sim.report.day import report_day

@@ -66,3 +66,21 @@ def test_trace_day_on_the_command_line_and_its_bounds():
     assert bad.exit_code == 2 and "past the run of 10 days" in bad.output and "Traceback" not in bad.output
     rep = CliRunner().invoke(main, ["day", str(DAYS["lens"]), "-n", "300", "-q", "--representative"])
     assert rep.exit_code == 0 and rep.output.count("percentile day: day") == 3
+
+
+def test_precision_plays_chunks_until_survivals_interval_is_narrow_enough(monkeypatch):
+    import sim.runner
+    from sim.stats import wilson
+    monkeypatch.setattr(sim.runner, "CHUNK_SIZE", 400)
+    path = DAYS["lens"]
+    got = sim.day.run(path, precision=0.03, jobs=2)
+    n = len(got.days)
+    assert n % 400 == 0 and got.meta["reached"] and got.meta["days"] == n
+    k = int(got.days["survived"].sum())
+    lo, hi = wilson(k, n)
+    assert (hi - lo) / 2 <= 0.03
+    lo, hi = wilson(int(got.days["survived"].iloc[:n - 400].sum()), n - 400)
+    assert (hi - lo) / 2 > 0.03  # one chunk fewer was not enough
+    assert got.days.equals(sim.day.run(path, days=n).days)  # the same days as a fixed run of that length
+    capped = sim.day.run(path, precision=0.001, max_days=1200)
+    assert len(capped.days) == 1200 and not capped.meta["reached"]

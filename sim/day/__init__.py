@@ -26,25 +26,43 @@ def provenance(day: Day) -> dict:
     }
 
 
-def run(path, days: int | None = None, seed: int | None = None, jobs: int = 1, progress=None):
+def run(path, days: int | None = None, seed: int | None = None, jobs: int = 1, progress=None,
+        precision: float | None = None, max_days: int = 1_000_000):
     """Play the day file at `path` `days` times (default its `run.days`) and return a
     sim.day.result.DayResult. Day k is skirmish k of every fight, so the result depends
-    on (day file, seed, days) only, not on `jobs`."""
+    on (day file, seed, days) only, not on `jobs`.
+
+    `precision`: instead of a fixed number, play chunks of days in order until the 95%
+    interval of the day's survival is at most +-precision wide (or `max_days`); the
+    chunks are checked in order, so the days played depend on the seed alone."""
     from sim.day.play import _setup, play_days
     from sim.day.result import build_result
     from sim.runner import CHUNK_SIZE, check_seed, chunk_sizes, warm
+    from sim.stats import wilson
     from sim.threads import threaded
     day = path if isinstance(path, Day) else load_day(path, days=days, seed=seed)
-    n = int(day.run["days"])
+    n = int(max_days if precision else day.run["days"])
     for fight in day.fights:
         check_seed(fight.seed, 0, n)
     warm(day.fights[0].scenario)
     for fight in day.fights:
         _setup(fight.scenario)  # built here once, not by racing threads
     calls = [(day, i * CHUNK_SIZE, size) for i, size in enumerate(chunk_sizes(n))]
-    chunks = []
+    chunks, survived = [], 0
     for _, chunk in threaded(play_days, calls, jobs, ordered=True):
         chunks.append(chunk)
         if progress is not None:
             progress(chunk.n)
-    return build_result(day, chunks, provenance(day))
+        if precision:
+            survived += int((chunk.lost_at < 0).sum())
+            played = sum(c.n for c in chunks)
+            lo, hi = wilson(survived, played)
+            if (hi - lo) / 2 <= precision:
+                break
+    played = sum(c.n for c in chunks)
+    if played != int(day.run["days"]):
+        day.run = {**day.run, "days": played}
+    meta = provenance(day)
+    if precision:
+        meta.update(precision=precision, max_days=max_days, reached=bool((hi - lo) / 2 <= precision))
+    return build_result(day, chunks, meta)
