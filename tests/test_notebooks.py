@@ -9,7 +9,8 @@ from nbclient import NotebookClient
 NOTEBOOKS = sorted(Path("notebooks").glob("*.ipynb"))
 SMALL = {"quickstart.ipynb": "N = 600", "balancing_a_monster.ipynb": "N = 300\nSEED = 7",
          "comparing_policies.ipynb": "N = 300\nSEED = 11", "every_ruleset.ipynb": "N = 400\nSEED = 3",
-         "live_controls.ipynb": "N = 300\nSEED = 1"}
+         "live_controls.ipynb": "N = 300\nSEED = 1",
+         "the_day.ipynb": "N = 400\nSEED = 2026"}
 
 
 def test_the_three_notebooks_are_there():
