@@ -85,3 +85,31 @@ def test_a_traced_core_skirmish_is_the_one_the_fused_chunk_plays():
         assert lines and one.winner[0] == chunk.winner[i] and one.rounds[0] == chunk.rounds[i]
         for k, v in chunk.per_combatant.items():
             np.testing.assert_array_equal(v[i], one.per_combatant[k][0], err_msg=k)
+
+
+def _carried_start(setup, n: int, seed: int) -> dict:
+    """A day's next fight: random wounds, spent verve, some already down, surprise given
+    for some and rolled (-1) for the rest."""
+    rng = np.random.default_rng(seed)
+    start = {k: v for k, v in gm_play.initial_state(setup, n).items() if k in gm_play.START_KEYS}
+    C = setup.ct.shape[1]
+    start["verve"] = rng.integers(0, start["verve"] + 1)
+    start["survival"] = rng.integers(0, start["survival"] + 1)
+    start["injuries"] = rng.integers(0, 4, (n, C))
+    start["status"] = np.where(rng.random((n, C)) < 0.15, rng.choice([1, 2], (n, C)), 0)
+    start["surprised"] = rng.choice([-1, -1, 0, 1], (n, C))
+    return start
+
+
+@pytest.mark.parametrize("name", ["yeti", "ogre_vs_two_warriors"])
+def test_the_fused_chunk_plays_a_carried_start_as_the_general_round_does(name):
+    scen = sim.load_scenario(f"{SCENARIOS}{name}.yaml")
+    setup = scen.ruleset.build(scen)
+    assert setup.flags[G_CORE]
+    start = _carried_start(setup, 3000, 5)
+    fast = gm_play.play(setup, 7, 1000, 3000, 100, start=start)
+    # With a condition key (here the fresh drawn weapons) only the general round plays it.
+    general = {**start, "drawn": gm_play.initial_state(setup, 3000)["drawn"]}
+    _same(fast, gm_play.play(setup, 7, 1000, 3000, 100, start=general))
+    _same(fast, gm_play.play(_general(setup), 7, 1000, 3000, 100, start=general))
+    assert (fast.winner >= 0).mean() > 0.5 and (fast.rounds == 1).mean() < 0.9

@@ -2,7 +2,7 @@
 
 It plays exactly what kernel.play_chunk with core.play_round_core plays, with the same
 keyed numbers (tests/test_gm_speed_paths.py compares them skirmish by skirmish), for
-chunks without a trace or a given start. The saving is in the shape, not the rules: a
+chunks without a trace whose start, if any, carries no conditions. The saving is in the shape, not the rules: a
 round is two passes over the combatants, one over the slots and one landing the blows
 instead of a dozen calls each re-reading the state; a slot chooses its target and
 resolves its attack in one step (nothing lands before the phase ends); the enemies in
@@ -36,12 +36,14 @@ MAX_FUSED = 63  # combatants an int64 bitmask holds
 
 
 @rule
-def play_core_chunk(seed, first, n, max_rounds, tab, out, W, SL, scratch, masks):
-    """kernel.play_chunk for a core scenario, no trace, no start; masks: (7, max(A, C)) work."""
+def play_core_chunk(seed, first, n, max_rounds, tab, out, W, SL, scratch, masks, start):
+    """kernel.play_chunk for a core scenario, no trace, and a start of no conditions (none,
+    or status, verve, survival, injuries and surprise only); masks: (7, max(A, C)) work."""
     flags, ct, cf, st, sp, pair_mod, close_reach, cell_size = tab
     dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack, seen = scratch
     winner, rounds, o_attacks, o_hits, o_dealt, o_taken, o_status, o_down, o_surprised, o_verve, o_surv, o_inj, \
         stalled = out
+    has_start, s_verve, s_surv, s_inj, s_status, s_surprised, _ = start
     C = W.shape[1]
     W[:, :] = 0  # once a chunk: rows the core round never writes stay 0, as a fresh skirmish has them
     for c in range(C):
@@ -66,6 +68,8 @@ def play_core_chunk(seed, first, n, max_rounds, tab, out, W, SL, scratch, masks)
     for i in range(n):
         g = first + i
         up = _fresh(seed, g, W, ct, flags, focus, masks, n_sur)
+        if has_start:
+            up = _carried(i, W, ct, flags, s_status, s_verve, s_surv, s_inj, s_surprised)
         w, played = _skirmish(seed, g, max_rounds, W, SL, ct, cf, st, flags, pair_mod, uses, focus, masks, up,
                               need_focus, stalled)
         winner[i], rounds[i] = w, played
@@ -99,6 +103,23 @@ def _fresh(seed, g, W, ct, flags, focus, masks, n_sur):
         W[W_WAKE, c] = 2 if W[W_ASLEEP, c] else NEVER
     for s in range(focus.shape[0]):
         focus[s] = -1
+    return up
+
+
+@once
+def _carried(i, W, ct, flags, s_status, s_verve, s_surv, s_inj, s_surprised):
+    # A start carried in (a day's next fight), as kernel.play_chunk reads it: status and
+    # wounds as given; surprise as given, or as _fresh rolled it where the start says -1.
+    up = 0
+    for c in range(W.shape[1]):
+        W[W_STATUS, c], W[W_VERVE, c] = s_status[i, c], s_verve[i, c]
+        W[W_SURV, c], W[W_INJ, c] = s_surv[i, c], s_inj[i, c]
+        if s_surprised[i, c] >= 0:
+            W[W_SURPRISED, c], W[W_WAS_SURPRISED, c] = s_surprised[i, c], s_surprised[i, c]
+            W[W_ASLEEP, c] = flags[G_SLEEPERS] and W[W_SURPRISED, c] and ct[C_SLEEPER, c]
+            W[W_WAKE, c] = 2 if W[W_ASLEEP, c] else NEVER
+        if W[W_STATUS, c] == STANDING:
+            up |= 1 << c
     return up
 
 

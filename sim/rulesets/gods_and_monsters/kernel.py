@@ -15,6 +15,7 @@ from sim.rulesets.gods_and_monsters.tables import (
     EV_SURPRISE, EV_UNFINISHED, G_CORE, G_METRIC, G_SIDES, G_SLEEPERS, L_FREE_USED, L_LOADED, NEVER, P_USES, PLACE,
     S_LOADED0, SURPRISE, W_ASLEEP, W_ATTACKS, W_HITS, W_TAKEN, W_CAST_LAST, W_COVERING, W_DEALT, W_DOWN, W_DRAWN,
     W_HELD_BY, W_HOLDING, W_INJ, W_STATUS, W_SURPRISED, W_SURV, W_VERVE, W_WAKE, W_WAS_SURPRISED, W_X, W_Y)
+from sim.rulesets.gods_and_monsters.tables import START_WITH_CONDITIONS
 from sim.jit import kernel, rule
 
 
@@ -27,9 +28,9 @@ def play_chunk(seed, first, n, max_rounds, tab, pol, zone, zone_ptr, start, out,
     winner, rounds, o_attacks, o_hits, o_dealt, o_taken, o_status, o_down, o_surprised, o_verve, o_surv, o_inj, \
         stalled = out
     C, A = W.shape[1], SL.shape[1]
-    if flags[G_CORE] and not has_start and not 0 <= trace_skirmish < n and C <= MAX_FUSED:
+    if flags[G_CORE] and has_start != START_WITH_CONDITIONS and not 0 <= trace_skirmish < n and C <= MAX_FUSED:
         # Same results, one fused pass per round (fused.py).
-        play_core_chunk(seed, first, n, max_rounds, tab, out, W, SL, scratch, masks)
+        play_core_chunk(seed, first, n, max_rounds, tab, out, W, SL, scratch, masks, start)
         return
     n_sides = flags[G_SIDES]
     watch = max_rounds > STALL_ROUNDS

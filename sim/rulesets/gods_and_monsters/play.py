@@ -119,13 +119,14 @@ def _start(setup: Setup, start, n: int) -> tuple:
     C = setup.ct.shape[1]
     if start is None:
         empty = np.zeros((1, 1), dtype=np.int64)
-        return (False, empty, empty, empty, empty, empty, (empty,) * 9)
+        return (T.START_NONE, empty, empty, empty, empty, empty, (empty,) * 9)
     missing = [k for k in START_KEYS if k not in start]
     if missing:
         raise ValueError(f"`start` lacks {', '.join(missing)}; give (n, C) arrays of {', '.join(START_KEYS)} "
                          f"(play.initial_state(setup, n) gives them all)")
     arrays = [_array(start, k, n, C) for k in START_KEYS]
-    return (True, *arrays, _conditions(setup, start, n, C))
+    kind = T.START_WITH_CONDITIONS if set(start) - set(START_KEYS) else T.START_PLAIN
+    return (kind, *arrays, _conditions(setup, start, n, C))
 
 
 def new_outcome(setup: Setup, n: int) -> Outcome:

@@ -18,6 +18,10 @@ from sim.rulesets.gods_and_monsters import schema as S
 
 
 NEVER = 1 << 30  # a surprise target no d20 misses; unlimited spell uses
+# What a chunk starts from (play._start): fresh skirmishes; a given start with conditions
+# (holds, sleep, drawn weapons, loads, spell uses), which only the general round plays;
+# one of status, verve, survival, injuries and surprise alone, which the fused pass plays too.
+START_NONE, START_WITH_CONDITIONS, START_PLAIN = 0, 1, 2
 FAR = bf.FAR
 
 # --- event sites of keyed randomness (sim/keyed.py): (site, actor, k) ---
