@@ -73,21 +73,33 @@ def build_result(day: Day, chunks: list, meta: dict) -> DayResult:
 
 
 def _members(day: Day, chunks: list, ids: np.ndarray) -> pd.DataFrame:
-    parts = []
+    """Rows in (day, fight, member) order, each written straight to its place: a day's
+    rows start after every earlier day's (members x fights reached), and within the day
+    a fight's after those of the fights it reached before."""
+    M = len(day.members)
+    reached = np.stack([np.concatenate([c.fights[f.name]["reached"] for c in chunks]) for f in day.fights], axis=1)
+    before = np.cumsum(reached, axis=1) - reached  # fights reached earlier the same day
+    first_row = M * (np.cumsum(reached.sum(axis=1)) - reached.sum(axis=1))
+    total = int(M * reached.sum())
+    keys = list(chunks[0].members[(day.fights[0].name, day.members[0])])
+    cols = {"day": np.empty(total, np.int64), "fight": np.empty(total, np.int64),
+            "combatant": np.empty(total, np.int64)}
     for fi, f in enumerate(day.fights):
-        reached = np.concatenate([c.fights[f.name]["reached"] for c in chunks])
+        rows = np.flatnonzero(reached[:, fi])
         for mi, m in enumerate(day.members):
-            rec = {k: np.concatenate([c.members[(f.name, m)][k] for c in chunks])[reached]
-                   for k in chunks[0].members[(f.name, m)]}
-            k = int(reached.sum())
-            part = {"day": ids[reached], "fight": np.full(k, fi), "combatant": np.full(k, mi), **rec}
-            parts.append(pd.DataFrame(part))
-    table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+            at = first_row[rows] + M * before[rows, fi] + mi
+            cols["day"][at], cols["fight"][at], cols["combatant"][at] = ids[rows], fi, mi
+            for k in keys:
+                v = np.concatenate([c.members[(f.name, m)][k] for c in chunks])[rows]
+                if k not in cols:
+                    cols[k] = np.empty(total, v.dtype)
+                cols[k][at] = v
+    table = pd.DataFrame(cols)
     table["fight"] = _cat(table["fight"], [f.name for f in day.fights])
     table["combatant"] = _cat(table["combatant"], day.members)
     for key in ("entry_state", "exit_state"):
         table[key] = _cat(table[key].astype(np.int8), FINAL_STATES)
-    return table.sort_values(["day", "fight", "combatant"], kind="stable", ignore_index=True)
+    return table
 
 
 def _fates(day: Day, chunks: list, ids: np.ndarray, fight_names: list) -> pd.DataFrame:
