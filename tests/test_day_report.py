@@ -109,3 +109,23 @@ def test_a_shipped_day_report_is_what_regenerate_writes_today(tmp_path):
     written = regenerate_days([path], reports_root=tmp_path, quiet=True)
     assert written[0].read_bytes() == (ROOT / "reports/days/lifeforce/duel_twice/index.html").read_bytes(), \
         "reports/days/lifeforce/duel_twice/index.html is out of date: run python -m sim.report.regenerate --days"
+
+
+def test_a_night_roll_that_cannot_matter_is_listed_without_effect(tmp_path):
+    import yaml
+    data = yaml.safe_load(ROAD.read_text())
+    data["include"] = str(ROOT / "library/gods_and_monsters.yaml")
+    for step in data["steps"]:
+        if "scenario" in step:
+            step["scenario"] = str((ROAD.parent / step["scenario"]).resolve())
+    data["steps"].insert(0, {"rest": "a night before setting out", "kind": "night"})
+    path = tmp_path / "rested_first.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    day = sim.day.run(path, days=1500)
+    first = day.rests[day.rests["rest"] == "a night before setting out"]
+    assert first["rested"].all() and not first["night_roll_mattered"].any()  # the party is whole
+    camp = day.rests[(day.rests["rest"] == "camp") & day.rests["rested"]]
+    assert 0 < camp["night_roll_mattered"].mean() < 1
+    said = rd._inert_sentences(rd.rest_table(day), day)
+    assert any("'a night before setting out' never changed" in s for s in said)
+    assert not any("'camp' never changed" in s for s in said)

@@ -77,11 +77,30 @@ def _rest(day: Day, rest: Rest, party: _Party, going, chunk: DayChunk, first: in
                else np.zeros(n, np.int64))
         # Days already over keep what they ended with: rested as if dead.
         status = np.where(going, party.status[m], DEAD)
+        mattered = _roll_mattered(day, rest, party.res[m], status, m) if rest.kind == "night" else None
         succeeded = party.mod.rest(rest.kind, party.res[m], status, day.stats[m], day.day_rules, d20)
         if rest.kind == "night":
-            chunk.rests[(rest.name, m)] = {"rested": status != DEAD, "night_roll_succeeded": succeeded & going}
+            chunk.rests[(rest.name, m)] = {"rested": status != DEAD, "night_roll_succeeded": succeeded & going,
+                                           "night_roll_mattered": mattered & going}
         if fallen != "out_for_day" or rest.kind == "full":
             party.stand(m, going)
+
+
+def _roll_mattered(day: Day, rest: Rest, res: dict, status, m: str) -> np.ndarray:
+    """The rows where the night's roll changed what the member wakes with: the rest as if
+    the d20 showed 1 and as if it showed 20 leave different resources."""
+    n = len(status)
+    if not getattr(day.rules_module, "NIGHT_ROLL", False):
+        return np.zeros(n, dtype=bool)
+    ways = []
+    for face in (1, 20):
+        copy = {k: v.copy() for k, v in res.items()}
+        day.rules_module.rest(rest.kind, copy, status, day.stats[m], day.day_rules, np.full(n, face, np.int64))
+        ways.append(copy)
+    mattered = np.zeros(n, dtype=bool)
+    for k in res:
+        mattered |= ways[0][k] != ways[1][k]
+    return mattered
 
 
 def _fight(day: Day, fight: Fight, party: _Party, going, chunk: DayChunk, first: int, n: int, index: int,

@@ -123,10 +123,12 @@ def _fates(day: Day, chunks: list, ids: np.ndarray, fight_names: list) -> pd.Dat
 def _rests(day: Day, chunks: list, ids: np.ndarray) -> pd.DataFrame:
     keys = list(chunks[0].rests)
     if not keys:
-        return pd.DataFrame({"day": [], "rest": [], "combatant": [], "rested": [], "night_roll_succeeded": []})
+        return pd.DataFrame({"day": [], "rest": [], "combatant": [], "rested": [], "night_roll_succeeded": [],
+                             "night_roll_mattered": []})
     parts = [pd.DataFrame({"day": ids, "rest": rest, "combatant": m,
                            **{k: np.concatenate([c.rests[(rest, m)][k] for c in chunks])
-                              for k in ("rested", "night_roll_succeeded")}}) for rest, m in keys]
+                              for k in ("rested", "night_roll_succeeded", "night_roll_mattered")}})
+             for rest, m in keys]
     return pd.concat(parts, ignore_index=True)
 
 

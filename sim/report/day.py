@@ -127,10 +127,17 @@ def day_verdict(result, summary: dict) -> list[str]:
     return out
 
 
-def _inert_sentences(rests: pd.DataFrame) -> list[str]:
-    return [f"The {row['kind']} rest {row['rest']!r} ({row['between']}) changed nobody's resources "
+def _inert_sentences(rests: pd.DataFrame, result=None) -> list[str]:
+    said = [f"The {row['kind']} rest {row['rest']!r} ({row['between']}) changed nobody's resources "
             f"on any of the {row['days']:,} days that went on past it."
             for _, row in rests.iterrows() if row["days"] and row["changed something %"] == 0]
+    if result is not None and getattr(result.day.rules_module, "NIGHT_ROLL", False) and len(result.rests):
+        for name, g in result.rests.groupby("rest", sort=False):
+            rested = g[g["rested"]]
+            if len(rested) and not rested["night_roll_mattered"].any():
+                said.append(f"The night's health roll at {name!r} never changed what anyone woke with "
+                            f"({len(rested):,} nights rested): whoever rested there was whole or beyond its help.")
+    return said
 
 
 def day_sections(result, level: int = 2) -> list[Section]:
@@ -158,7 +165,7 @@ def day_sections(result, level: int = 2) -> list[Section]:
         sections.append(Section("What the rests give back", [], [], [("Mean change of the party's totals across "
                                                                      "each rest, days that went on", rests)],
                                 level=level + 1))
-    inert = _inert_sentences(rests) if len(rests) else []
+    inert = _inert_sentences(rests, result)
     if inert:
         sections.append(Section("Without effect", inert, [], [], level=level + 1))
     return sections

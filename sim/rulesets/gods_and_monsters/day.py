@@ -11,6 +11,7 @@ from sim.rulesets.base import DEAD
 from sim.schema import Field
 
 RESOURCES = ("verve", "survival", "injuries")
+NIGHT_ROLL = True  # a night's rest rolls the health roll (sim.day asks whether it mattered)
 
 DAY_RULES = {
     "short_rest": Field(
