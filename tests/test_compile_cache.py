@@ -171,6 +171,11 @@ def test_a_ruleset_fingerprint_follows_its_own_files_and_the_core_and_ignores_th
     _append(tree / "rulesets" / "lens" / "__init__.py", "\n# read by lens/ktables (RULESET)\n")
     lens_edit = fingerprint()
     assert lens_edit["lens"] != after["lens"] and lens_edit["lifeforce"] == after["lifeforce"]
+    _append(tree / "rulesets" / "gods_and_monsters" / "fused.py", "\n# the fused pass, a carried start\n")
+    fused_edit = fingerprint()
+    assert fused_edit["gods_and_monsters"] != lens_edit["gods_and_monsters"]
+    assert {n: fused_edit[n] for n in ("lens", "lifeforce")} == {n: lens_edit[n] for n in ("lens", "lifeforce")}
+    lens_edit = fused_edit
     _append(tree / "keyed.py", "\n# the dice, read by every ruleset\n")
     dice_edit = fingerprint()
     assert all(v != lens_edit[n] for n, v in dice_edit.items())
