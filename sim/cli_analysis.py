@@ -422,18 +422,24 @@ def compare_text(df: pd.DataFrame) -> str:
     how = ("same seed and skirmish index (common random numbers), paired" if meta["paired"]
            else "runs of different sizes, unpaired")
     lines = [f"A = {la}", f"B = {lb}", f"{na:,} skirmishes each, seed {seed}; B - A by {how}, 95% intervals.", ""]
+    lines += figure_lines(df)
+    lines += ["", "down = dead or unconscious at the end; fled is counted apart. pts = percentage points."]
+    return "\n".join(lines)
+
+
+def figure_lines(df: pd.DataFrame) -> list[str]:
+    """A comparison table's rows as text: each figure of A and of B, and B - A."""
     width = max(len(f) for f in df["figure"]) + 2
-    lines.append(f"  {'':<{width}}{'A':>26}{'B':>26}   B - A")
+    lines = [f"  {'':<{width}}{'A':>26}{'B':>26}   B - A"]
     for _, r in df.iterrows():
         if r["kind"] == "rate":
             a, b = interval(r["a"], r["a_lo"], r["a_hi"]), interval(r["b"], r["b_lo"], r["b_hi"])
-            d = signed(r["diff"], r["diff_lo"], r["diff_hi"])
+            d = "" if math.isnan(r["diff"]) else signed(r["diff"], r["diff_lo"], r["diff_hi"])
         else:
             a, b = mean_interval(r["a"], r["a_lo"], r["a_hi"]), mean_interval(r["b"], r["b_lo"], r["b_hi"])
             d = "" if math.isnan(r["diff"]) else f"{r['diff']:+6.2f} [{r['diff_lo']:+6.2f} .. {r['diff_hi']:+6.2f}]"
         lines.append(f"  {r['figure']:<{width}}{a:>26}{b:>26}   {d}")
-    lines += ["", "down = dead or unconscious at the end; fled is counted apart. pts = percentage points."]
-    return "\n".join(lines)
+    return lines
 
 
 def mean_interval(m, lo, hi) -> str:

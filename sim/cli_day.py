@@ -38,25 +38,22 @@ def day(day_file, days, seed, jobs, as_json, out, report_dir, trace_day, represe
     """Play DAY_FILE: one party through its fights in a row, with rests between, and say
     how often it lives through the day, where days end and what each fight costs."""
     import sim.day
+    from sim.errors import ScenarioError
+    from sim.io import check_output_folder
     from sim.progress import progress_bar
     loaded = sim.day.load_day(day_file, days=days, seed=seed)
     if trace_day is not None:
         from sim.day.trace import trace_day as traced
         if trace_day >= int(loaded.run["days"]):
-            from sim.errors import ScenarioError
             raise ScenarioError(f"--trace-day {trace_day} is past the run of {int(loaded.run['days']):,} days "
                                 f"(0..{int(loaded.run['days']) - 1}); give a smaller K or a larger -n.")
         echo(traced(loaded, trace_day))
         return
-    if out:
-        from sim.io import check_output_folder
-        check_output_folder(out, "--out")
-    if report_dir:
-        from sim.io import check_output_folder
-        check_output_folder(report_dir, "--report")
+    for folder, option in ((out, "--out"), (report_dir, "--report")):
+        if folder:
+            check_output_folder(folder, option)
     note_cores(jobs)
     if precision and days:
-        from sim.errors import ScenarioError
         raise ScenarioError("--precision plays as many days as the interval needs; give it without -n "
                             "(--max caps the days).")
     total = max_days if precision else int(loaded.run["days"])
@@ -112,22 +109,10 @@ def compare_days_command(a, b, sets, sets_b, days, seed, jobs, max_rounds, out, 
 
 
 def compare_days_text(df) -> str:
-    from sim.cli_analysis import interval, mean_interval, signed
-    import numpy as np
+    from sim.cli_analysis import figure_lines
     meta = df.attrs["analysis"]
     (la, lb), (n, _) = meta["labels"], meta["days"]
     how = "the same days (each fight keyed by its name), paired" if meta["paired"] else "unpaired"
-    lines = [f"A = {la}", f"B = {lb}", f"{n:,} days each, seed {meta['a'].get('seed', '?')}; B - A on {how}, "
-             "95% intervals.", ""]
-    width = max(len(f) for f in df["figure"]) + 2
-    lines.append(f"  {'':<{width}}{'A':>26}{'B':>26}   B - A")
-    for _, r in df.iterrows():
-        if r["kind"] == "rate":
-            a, b = interval(r["a"], r["a_lo"], r["a_hi"]), interval(r["b"], r["b_lo"], r["b_hi"])
-            d = "" if np.isnan(r["diff"]) else signed(r["diff"], r["diff_lo"], r["diff_hi"])
-        else:
-            a, b = mean_interval(r["a"], r["a_lo"], r["a_hi"]), mean_interval(r["b"], r["b_lo"], r["b_hi"])
-            d = "" if np.isnan(r["diff"]) else f"{r['diff']:+6.2f} [{r['diff_lo']:+6.2f} .. {r['diff_hi']:+6.2f}]"
-        lines.append(f"  {r['figure']:<{width}}{a:>26}{b:>26}   {d}")
-    lines += ["", "A fight or member only one day has shows no difference. pts = percentage points."]
-    return "\n".join(lines)
+    return "\n".join([f"A = {la}", f"B = {lb}", f"{n:,} days each, seed {meta['a'].get('seed', '?')}; B - A on "
+                      f"{how}, 95% intervals.", ""] + figure_lines(df)
+                     + ["", "A fight or member only one day has shows no difference. pts = percentage points."])

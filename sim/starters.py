@@ -181,10 +181,8 @@ def write_starter(ruleset: str, file, force: bool = False, day: bool = False) ->
     """Write the starter for `ruleset` (a day file with `day`) to `file` (atomically);
     refuse to replace a file unless `force`."""
     from sim.io import atomic_write_text
-    text = starter(ruleset)
-    if day:
-        from sim.day.starter import day_starter
-        text = day_starter(ruleset)
+    from sim.day.starter import day_starter
+    text = day_starter(ruleset) if day else starter(ruleset)
     path = Path(file)
     if path.is_dir():
         raise ScenarioError("is a folder; give the new scenario's file name, e.g. my_fight.yaml.", file=str(path))

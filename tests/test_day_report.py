@@ -76,8 +76,9 @@ def test_every_day_figure_draws_without_overlapping_text(road):
 
 def test_the_fan_follows_the_partys_totals(road):
     fan = rd.fan_table(road)
-    totals = rd.party_totals(road)
-    yeti = totals[totals["fight"] == "the yeti"]["entry_survival"]
+    m = road.members[road.members["fight"] == "the yeti"]
+    yeti = m.groupby("day")["entry_survival"].sum()  # the party's total, from the members table itself
+    assert len(yeti) == int(road.fights.loc[road.fights["fight"] == "the yeti", "reached"].sum())
     row = fan[(fan["point"] == "before the yeti") & (fan["resource"] == "survival")].iloc[0]
     assert row["mean"] == pytest.approx(yeti.mean()) and row["q50"] == pytest.approx(yeti.median())
     first = fan[(fan["point"] == "before goblin ambush")]

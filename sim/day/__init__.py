@@ -48,21 +48,20 @@ def run(path, days: int | None = None, seed: int | None = None, jobs: int = 1, p
     for fight in day.fights:
         _setup(fight.scenario)  # built here once, not by racing threads
     calls = [(day, i * CHUNK_SIZE, size) for i, size in enumerate(chunk_sizes(n))]
-    chunks, survived = [], 0
+    chunks, survived, played, reached = [], 0, 0, False
     for _, chunk in threaded(play_days, calls, jobs, ordered=True):
         chunks.append(chunk)
+        played += chunk.n
         if progress is not None:
             progress(chunk.n)
         if precision:
             survived += int((chunk.lost_at < 0).sum())
-            played = sum(c.n for c in chunks)
             lo, hi = wilson(survived, played)
-            if (hi - lo) / 2 <= precision:
+            reached = (hi - lo) / 2 <= precision
+            if reached:
                 break
-    played = sum(c.n for c in chunks)
-    if played != int(day.run["days"]):
-        day.run = {**day.run, "days": played}
+    day.run = {**day.run, "days": played}  # what was played, for the provenance
     meta = provenance(day)
     if precision:
-        meta.update(precision=precision, max_days=max_days, reached=bool((hi - lo) / 2 <= precision))
+        meta.update(precision=precision, max_days=max_days, reached=bool(reached))
     return build_result(day, chunks, meta)

@@ -39,13 +39,19 @@ class _Party:
         self.status = {m: np.full(n, STANDING, np.int64) for m in day.members}
 
     def fresh(self, day: Day) -> bool:
-        return all((self.status[m] == STANDING).all() and all((self.res[m][k] == v).all() for k, v in
-                   self.mod.full(day.stats[m]).items()) for m in day.members)
+        return is_fresh(day, self.res, self.status)
 
     def stand(self, m: str, rows: np.ndarray) -> None:
         rows = rows & (self.status[m] == UNCONSCIOUS)
         self.status[m][rows] = STANDING
         self.mod.wake(self.res[m], rows)
+
+
+def is_fresh(day: Day, res: dict, status: dict) -> bool:
+    """Every member standing with every carried resource full, on every row: a fight then
+    plays exactly the skirmishes `skirmish run` plays (no start is passed)."""
+    return all((status[m] == STANDING).all() and all((res[m][k] == v).all() for k, v in
+               day.rules_module.full(day.stats[m]).items()) for m in day.members)
 
 
 def play_days(day: Day, first: int, n: int, on_step=None) -> DayChunk:

@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.day.play import play_days
+from sim.day.play import is_fresh, play_days
 from sim.day.spec import Day, Fight, Rest, load_day
 from sim.rulesets.base import DRAW, FINAL_STATES, STANDING, UNFINISHED
 
 
-def _state_text(day: Day, res: dict, status: int) -> str:
+def _state_text(res: dict, status: int) -> str:
     parts = [FINAL_STATES[int(status)]] + [f"{k} {int(v)}" for k, v in res.items()]
     return ", ".join(parts)
 
 
 def _party_text(day: Day, res: dict, status: dict, indent: str = "    ") -> list[str]:
-    return [f"{indent}{m}: {_state_text(day, {k: v[0] for k, v in res[m].items()}, status[m][0])}"
+    return [f"{indent}{m}: {_state_text({k: v[0] for k, v in res[m].items()}, status[m][0])}"
             for m in day.members]
 
 
@@ -29,11 +29,9 @@ def _fight_trace(day: Day, fight: Fight, k: int, entry: dict) -> tuple[list[str]
     from sim.day.play import _setup
     scen = fight.scenario
     setup = _setup(scen)
-    mod = day.rules_module
-    fresh = all(entry[m][1][0] == STANDING and all(entry[m][0][r][0] == v for r, v in mod.full(day.stats[m]).items())
-                for m in day.members)
-    start = None if fresh else mod.start(setup, 1, len(scen.combatants),
-                                         {fight.columns[m]: entry[m] for m in day.members})
+    fresh = is_fresh(day, {m: entry[m][0] for m in day.members}, {m: entry[m][1] for m in day.members})
+    start = None if fresh else day.rules_module.start(setup, 1, len(scen.combatants),
+                                                      {fight.columns[m]: entry[m] for m in day.members})
     scen.ruleset.warm(setup)
     out, lines = scen.ruleset.trace(setup, fight.seed, k, fight.max_rounds, start=start)
     return ["      " + part for line in lines for part in line.split("\n")], int(out.winner[0])
@@ -80,8 +78,8 @@ def _rest_lines(day: Day, rest: Rest, chunk, before, after) -> list[str]:
         said = ""
         if roll is not None and roll["rested"][0]:
             said = " (the night's health roll " + ("succeeded" if roll["night_roll_succeeded"][0] else "failed") + ")"
-        lines.append(f"    {m}: {_state_text(day, {k: v[0] for k, v in before[0][m].items()}, before[1][m][0])} -> "
-                     f"{_state_text(day, {k: v[0] for k, v in after[0][m].items()}, after[1][m][0])}{said}")
+        lines.append(f"    {m}: {_state_text({k: v[0] for k, v in before[0][m].items()}, before[1][m][0])} -> "
+                     f"{_state_text({k: v[0] for k, v in after[0][m].items()}, after[1][m][0])}{said}")
     return lines
 
 

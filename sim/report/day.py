@@ -103,8 +103,9 @@ VALUE_SHOWN = {"won": "won %", "ci95_low": "low %", "ci95_high": "high %"}
 
 
 def fates_table(summary: dict) -> pd.DataFrame:
-    return pd.DataFrame([{"combatant": m["name"], **{s: m.get(s, 0.0) for s in ("standing", "unconscious", "dead")},
-                          "fled": 0.0} for m in summary["members"]])
+    # No fled column: who fled a won fight rejoins the party, who fled a lost one ends the day with it.
+    return pd.DataFrame([{"combatant": m["name"], **{s: m.get(s, 0.0) for s in ("standing", "unconscious", "dead")}}
+                         for m in summary["members"]])
 
 
 def day_verdict(result, summary: dict) -> list[str]:

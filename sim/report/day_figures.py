@@ -105,14 +105,14 @@ def resource_fan_figure(fan: pd.DataFrame, title: str | None = None):
 
 @styled
 def fates_figure(fates: pd.DataFrame, title: str | None = None):
-    """Stacked bars of how each member ends the day: dead, down, fled or standing.
+    """Stacked bars of how each member ends the day: dead, down or standing.
 
-    `fates`: columns combatant, standing, unconscious, dead, fled (shares)."""
+    `fates`: columns combatant, standing, unconscious, dead (shares)."""
     names = list(fates["combatant"])
     fig, ax = new_figure(rows_height(len(names), extra=1.9))
     y = np.arange(len(names))
     left = np.zeros(len(names))
-    for state in ("dead", "unconscious", "fled", "standing"):
+    for state in ("dead", "unconscious", "standing"):
         v = fates[state].to_numpy(float) * 100
         ax.barh(y, v, left=left, color=STATE_COLORS[state], height=0.6, label=state, edgecolor="white", lw=0.3)
         left += v
@@ -124,7 +124,7 @@ def fates_figure(fates: pd.DataFrame, title: str | None = None):
     ax.set_yticks(y, [short(n, 24) for n in names])
     ax.set_ylim(len(names) - 0.4, -0.6)
     ax.grid(False, axis="y")
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=4)
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=3)
     ax.set_title(title or "How each member ends the day")
     ax.set_xlabel("Share of days (%)")
     return fig

@@ -86,7 +86,6 @@ def regenerate_days(days=None, reports_root=None, quiet: bool = False, n: int | 
         day = sim.day.load_day(f, days=n)
         with progress_bar(int(day.run["days"]), desc=f.stem, quiet=quiet) as update:
             result = sim.day.run(day, progress=update)
-        result.meta["day_file"] = shown_path(f)
         written.append(report_day(result, report_dir_for(f, ROOT / "days", reports_root)))
     return written
 
