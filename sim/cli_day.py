@@ -32,9 +32,21 @@ TABLES = ("days", "fights", "members", "fates", "rests")
                    "point), instead of -n days.")
 @click.option("--max", "max_days", type=DAYS, default=1_000_000, show_default=True,
               help="With --precision: stop at this many days.")
+@click.option("--backend", type=click.Choice(["threads", "loky", "dask"]), default="threads", show_default=True,
+              help="Where chunks of days are played: threads of this process, local worker processes (loky), "
+                   "or a local dask cluster.")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="Play on an existing dask cluster (implies --backend dask); its workers must see the day file "
+                   "and its scenario files unchanged.")
+@click.option("--summary-only", is_flag=True,
+              help="Keep the figures only (counts and histograms): constant memory for any -n; no --out, --report "
+                   "or --representative.")
+@click.option("--run-dir", type=click.Path(file_okay=False),
+              help="Save every finished chunk of days in this folder, so --resume can finish an interrupted run.")
+@click.option("--resume", is_flag=True, help="Finish the run in --run-dir without playing its finished chunks again.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def day(day_file, days, seed, jobs, as_json, out, report_dir, trace_day, representative, precision, max_days,
-        quiet):
+        backend, scheduler, summary_only, run_dir, resume, quiet):
     """Play DAY_FILE: one party through its fights in a row, with rests between, and say
     how often it lives through the day, where days end and what each fight costs."""
     import sim.day
@@ -49,18 +61,28 @@ def day(day_file, days, seed, jobs, as_json, out, report_dir, trace_day, represe
                                 f"(0..{int(loaded.run['days']) - 1}); give a smaller K or a larger -n.")
         echo(traced(loaded, trace_day))
         return
-    for folder, option in ((out, "--out"), (report_dir, "--report")):
+    _check_options(out, report_dir, representative, precision, days, summary_only, run_dir, resume)
+    for folder, option in ((out, "--out"), (report_dir, "--report"), (run_dir, "--run-dir")):
         if folder:
             check_output_folder(folder, option)
-    note_cores(jobs)
-    if precision and days:
-        raise ScenarioError("--precision plays as many days as the interval needs; give it without -n "
-                            "(--max caps the days).")
+    note_cores(jobs, scheduler)
+    hint = None
+    if run_dir:
+        from sim.day.runs import resume_command
+        from sim.rundir import RunFolder
+        RunFolder(run_dir).check_usable(resume)
+        hint = resume_command(loaded, run_dir, summary_only, jobs, backend, scheduler)
     total = max_days if precision else int(loaded.run["days"])
     with progress_bar(total, desc=Path(day_file).stem, quiet=quiet) as bar:
-        from sim.cli_scale import interruptible
-        result = sim.day.run(loaded, jobs=jobs, progress=interruptible(bar), precision=precision,
-                             max_days=max_days)
+        from sim.cli_scale import crash_guard, interruptible
+        with crash_guard(hint):
+            result = sim.day.run(loaded, jobs=jobs, progress=interruptible(bar), precision=precision,
+                                 max_days=max_days, backend=backend, scheduler=scheduler, summary_only=summary_only,
+                                 run_dir=run_dir, resume=resume)
+    if result.replayed:
+        shown = "; ".join(f"chunk {chunk} ({problem})" for chunk, problem in result.replayed[:3])
+        echo(f"note: {run_dir}: {len(result.replayed)} finished chunk(s) had damaged files and were played again, "
+             f"which gives the same result: {shown}.", err=True)
     written = _write(result, out) if out else []
     if report_dir:
         from sim.report.day import report_day
@@ -75,6 +97,25 @@ def day(day_file, days, seed, jobs, as_json, out, report_dir, trace_day, represe
                 echo(f"\n--- the {p}th percentile day: day {k} ---\n" + traced(loaded, k))
         if written:
             echo("wrote " + ", ".join(written), err=True)
+
+
+def _check_options(out, report_dir, representative, precision, days, summary_only, run_dir, resume) -> None:
+    """Refuse, before any day is played, options that cannot go together."""
+    from sim.errors import ScenarioError
+    if precision and days:
+        raise ScenarioError("--precision plays as many days as the interval needs; give it without -n "
+                            "(--max caps the days).")
+    if precision and run_dir:
+        raise ScenarioError("--precision plays as many days as the interval needs, and a run folder holds a fixed "
+                            "number of days; give -n DAYS with --run-dir, or drop --run-dir.")
+    if resume and not run_dir:
+        raise ScenarioError("--resume needs --run-dir, the folder of the day's run to finish.")
+    wanting = [name for name, given in (("--out", out), ("--report", report_dir),
+                                        ("--representative", representative)) if given]
+    if summary_only and wanting:
+        raise ScenarioError(f"{', '.join(wanting)} {'needs' if len(wanting) == 1 else 'need'} the outcome tables, "
+                            "which --summary-only does not keep; drop one or the other (the summary prints, or "
+                            "use --json).")
 
 
 def _write(result, out) -> list[str]:

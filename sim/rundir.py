@@ -104,14 +104,19 @@ class RunFolder:
                                 file=str(self.path))
         return old
 
-    def prepare(self, manifest: dict, resume: bool) -> set[int]:
+    def prepare(self, manifest: dict, resume: bool, match_keys=MATCH_KEYS) -> set[int]:
         """Start a new run folder or check an old one against `manifest`; the finished chunks."""
         old = self.check_usable(resume)
         if old is None:
             self.chunks.mkdir(parents=True, exist_ok=True)
             atomic_write_text(self.path / MANIFEST, json.dumps(manifest, indent=2, default=str))
             return set()
-        for key in MATCH_KEYS:
+        kinds = [m.get("kind", "scenario") for m in (old, manifest)]
+        if kinds[0] != kinds[1]:
+            what = {"scenario": "a scenario (skirmish run)", "day": "a day (skirmish day)"}
+            raise ScenarioError(f"holds the run of {what.get(kinds[0], kinds[0])}, not of {what[kinds[1]]}; "
+                                "pick a new --run-dir.", file=str(self.path))
+        for key in match_keys:
             if old.get(key) != manifest.get(key):
                 raise ScenarioError(f"holds a run with {key} {old.get(key)!r}, but this run has "
                                     f"{manifest.get(key)!r}; resume with the same scenario and settings, "

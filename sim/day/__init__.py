@@ -27,41 +27,20 @@ def provenance(day: Day) -> dict:
 
 
 def run(path, days: int | None = None, seed: int | None = None, jobs: int = 1, progress=None,
-        precision: float | None = None, max_days: int = 1_000_000):
+        precision: float | None = None, max_days: int = 1_000_000, *, backend: str = "threads",
+        scheduler: str | None = None, summary_only: bool = False, run_dir=None, resume: bool = False):
     """Play the day file at `path` `days` times (default its `run.days`) and return a
     sim.day.result.DayResult. Day k is skirmish k of every fight, so the result depends
-    on (day file, seed, days) only, not on `jobs`.
+    on (day file, seed, days) only, not on `jobs` or `backend` (threads, loky, dask;
+    `scheduler`: a dask cluster's address, whose workers must see the same files).
 
     `precision`: instead of a fixed number, play chunks of days in order until the 95%
     interval of the day's survival is at most +-precision wide (or `max_days`); the
-    chunks are checked in order, so the days played depend on the seed alone."""
-    from sim.day.play import _setup, play_days
-    from sim.day.result import build_result
-    from sim.runner import CHUNK_SIZE, check_seed, chunk_sizes, warm
-    from sim.stats import wilson
-    from sim.threads import threaded
+    chunks are checked in order, so the days played depend on the seed alone.
+    `summary_only`: keep the figures (counts and histograms) only, in constant memory.
+    `run_dir`: save every finished chunk there; `resume=True` finishes an interrupted
+    run in it without playing its finished chunks again, to the same result."""
+    from sim.day.runs import play
     day = path if isinstance(path, Day) else load_day(path, days=days, seed=seed)
-    n = int(max_days if precision else day.run["days"])
-    for fight in day.fights:
-        check_seed(fight.seed, 0, n)
-    warm(day.fights[0].scenario)
-    for fight in day.fights:
-        _setup(fight.scenario)  # built here once, not by racing threads
-    calls = [(day, i * CHUNK_SIZE, size) for i, size in enumerate(chunk_sizes(n))]
-    chunks, survived, played, reached = [], 0, 0, False
-    for _, chunk in threaded(play_days, calls, jobs, ordered=True):
-        chunks.append(chunk)
-        played += chunk.n
-        if progress is not None:
-            progress(chunk.n)
-        if precision:
-            survived += int((chunk.lost_at < 0).sum())
-            lo, hi = wilson(survived, played)
-            reached = (hi - lo) / 2 <= precision
-            if reached:
-                break
-    day.run = {**day.run, "days": played}  # what was played, for the provenance
-    meta = provenance(day)
-    if precision:
-        meta.update(precision=precision, max_days=max_days, reached=bool(reached))
-    return build_result(day, chunks, meta)
+    return play(day, jobs=jobs, backend=backend, scheduler=scheduler, summary_only=summary_only, run_dir=run_dir,
+                resume=resume, precision=precision, max_days=max_days, progress=progress, meta_of=provenance)

@@ -6,37 +6,57 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from sim.day.aggregate import HEALTH_LABELS, WHEN, DayAggregate, empty, hist_quantile
 from sim.day.spec import Day, Fight
+from sim.errors import ScenarioError
 from sim.rulesets.base import DEAD, FINAL_STATES, STANDING
-from sim.stats import mean_ci, wilson
+from sim.stats import Z95, wilson
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
-HEALTH_BINS = (0.0, 0.25, 0.5, 0.75, 1.0)
-HEALTH_LABELS = ("0-25%", "25-50%", "50-75%", "75-100%")
 
 
 @dataclass
 class DayResult:
+    """A day played: its figures (`.aggregate`, read by `.summary()`) and, unless it was
+    played summary-only, its outcome tables, in memory or in a run folder."""
     day: Day
-    days: pd.DataFrame  # one row per day
-    fights: pd.DataFrame  # one row per (day, fight)
-    members: pd.DataFrame  # one row per (day, fight reached, member)
-    fates: pd.DataFrame  # one row per (day, member)
-    rests: pd.DataFrame  # one row per (day, night rest, member): the health roll
+    aggregate: DayAggregate
     meta: dict = field(default_factory=dict)
+    tables: dict | None = None  # name -> DataFrame, when held in memory
+    folder: object | None = None  # sim.rundir.RunFolder holding each chunk's tables
+    summary_only: bool = False
+    replayed: list = field(default_factory=list)  # (chunk, what was wrong) of a run folder's damaged chunks
 
     def summary(self) -> dict:
-        return summarize(self)
+        return summarize(self.day, self.aggregate, self.meta)
 
     def summary_text(self) -> str:
         from sim.day.text import summary_text
         return summary_text(self)
 
+    def table(self, name: str) -> pd.DataFrame:
+        if self.tables is None or name not in self.tables:
+            if self.summary_only or self.folder is None:
+                raise ScenarioError("this day was played summary-only and keeps no outcome tables; play it "
+                                    "without --summary-only (summary_only=False) to have them.")
+            self.tables = self.tables or {}
+            from sim.day.runs import table_from_folder
+            self.tables[name] = table_from_folder(self.folder, name, self.aggregate.n, self.meta)
+        return self.tables[name]
+
+    days = property(lambda self: self.table("days"), doc="one row per day")
+    fights = property(lambda self: self.table("fights"), doc="one row per (day, fight)")
+    members = property(lambda self: self.table("members"), doc="one row per (day, fight reached, member)")
+    fates = property(lambda self: self.table("fates"), doc="one row per (day, member)")
+    rests = property(lambda self: self.table("rests"), doc="one row per (day, night rest, member)")
+
     def __repr__(self) -> str:
         s = self.summary()
         lo, hi = s["survival"]["ci95"]
+        holds = ("figures only (summary-only)" if self.summary_only else
+                 ".days .fights .members .fates .rests" + (f" (in {self.folder.path})" if self.folder else ""))
         return (f"<DayResult {self.day.name!r}: {s['days']:,} days, the party survives "
-                f"{s['survival']['rate']:.1%} [{lo:.1%}, {hi:.1%}]; .days .fights .members .fates .rests .meta>")
+                f"{s['survival']['rate']:.1%} [{lo:.1%}, {hi:.1%}]; {holds}, .meta>")
 
 
 def _cat(codes, labels) -> pd.Categorical:
@@ -44,6 +64,14 @@ def _cat(codes, labels) -> pd.Categorical:
 
 
 def build_result(day: Day, chunks: list, meta: dict) -> DayResult:
+    agg = empty()
+    for chunk in chunks:
+        agg.merge(DayAggregate.from_chunk(day, chunk))
+    return DayResult(day, agg, meta, build_tables(day, chunks, meta))
+
+
+def build_tables(day: Day, chunks: list, meta: dict) -> dict:
+    """The outcome tables of consecutive chunks of days."""
     cat = lambda get: np.concatenate([get(c) for c in chunks])  # noqa: E731
     n = sum(c.n for c in chunks)
     ids = np.arange(chunks[0].first, chunks[0].first + n, dtype=np.int64)
@@ -67,9 +95,10 @@ def build_result(day: Day, chunks: list, meta: dict) -> DayResult:
     members = _members(day, chunks, ids)
     fates = _fates(day, chunks, ids, fight_names)
     rests = _rests(day, chunks, ids)
-    for table in (days, fights, members, fates, rests):
+    tables = {"days": days, "fights": fights, "members": members, "fates": fates, "rests": rests}
+    for table in tables.values():
         table.attrs["provenance"] = meta
-    return DayResult(day, days, fights, members, fates, rests, meta)
+    return tables
 
 
 def _members(day: Day, chunks: list, ids: np.ndarray) -> pd.DataFrame:
@@ -103,33 +132,29 @@ def _members(day: Day, chunks: list, ids: np.ndarray) -> pd.DataFrame:
 
 
 def _fates(day: Day, chunks: list, ids: np.ndarray, fight_names: list) -> pd.DataFrame:
-    rows = []
-    F = len(fight_names)
+    """Rows in (day, member) order, as every table is day-major: the tables of a run
+    folder's chunks, put one after the other, are the whole run's."""
+    F, M = len(fight_names), len(day.members)
     fight_of_step = np.full(len(day.steps) + 1, F, np.int64)  # -1 (lived) reads the last entry
     fight_of_step[[i for i, s in enumerate(day.steps) if isinstance(s, Fight)]] = np.arange(F)
-    for mi, m in enumerate(day.members):
-        end = np.concatenate([c.end_status[m] for c in chunks])
-        died = np.concatenate([c.died_in[m] for c in chunks])
-        died_fight = fight_of_step[died]
-        rows.append(pd.DataFrame({"day": ids, "combatant": np.full(len(ids), mi), "end_state": end.astype(np.int8),
-                                  "died_in": died_fight}))
-    table = pd.concat(rows, ignore_index=True)
-    table["combatant"] = _cat(table["combatant"], day.members)
-    table["end_state"] = _cat(table["end_state"], FINAL_STATES)
-    table["died_in"] = _cat(table["died_in"], fight_names + ["(lived)"])
-    return table
+    end = np.stack([np.concatenate([c.end_status[m] for c in chunks]) for m in day.members], axis=1)
+    died = np.stack([np.concatenate([c.died_in[m] for c in chunks]) for m in day.members], axis=1)
+    return pd.DataFrame({"day": np.repeat(ids, M), "combatant": _cat(np.tile(np.arange(M), len(ids)), day.members),
+                         "end_state": _cat(end.reshape(-1).astype(np.int8), FINAL_STATES),
+                         "died_in": _cat(fight_of_step[died.reshape(-1)], fight_names + ["(lived)"])})
 
 
 def _rests(day: Day, chunks: list, ids: np.ndarray) -> pd.DataFrame:
+    """Rows in (day, night rest, member) order."""
     keys = list(chunks[0].rests)
+    K = len(keys)
     if not keys:
         return pd.DataFrame({"day": [], "rest": [], "combatant": [], "rested": [], "night_roll_succeeded": [],
                              "night_roll_mattered": []})
-    parts = [pd.DataFrame({"day": ids, "rest": rest, "combatant": m,
-                           **{k: np.concatenate([c.rests[(rest, m)][k] for c in chunks])
-                              for k in ("rested", "night_roll_succeeded", "night_roll_mattered")}})
-             for rest, m in keys]
-    return pd.concat(parts, ignore_index=True)
+    cols = {k: np.stack([np.concatenate([c.rests[key][k] for c in chunks]) for key in keys], axis=1).reshape(-1)
+            for k in ("rested", "night_roll_succeeded", "night_roll_mattered")}
+    return pd.DataFrame({"day": np.repeat(ids, K), "rest": [r for r, _ in keys] * len(ids),
+                         "combatant": [m for _, m in keys] * len(ids), **cols})
 
 
 def _rate(k: int, n: int) -> dict:
@@ -137,72 +162,57 @@ def _rate(k: int, n: int) -> dict:
     return {"rate": k / n if n else float("nan"), "ci95": [float(lo), float(hi)], "of": int(n)}
 
 
-def summarize(result: DayResult) -> dict:
-    d, f = result.days, result.fights
-    n = len(d)
-    mean, lo, hi = mean_ci(d["deaths"])
-    out = {"day": result.day.name, "days": n,
-           "survival": _rate(int(d["survived"].sum()), n),
-           "nobody_dies": _rate(int((d["deaths"] == 0).sum()), n),
-           "deaths": {"mean": mean, "ci95": [lo, hi]},
-           "fights_won": {"mean": float(d["fights_won"].mean())},
-           "fights": [], "members": [], "resources": resources(result).to_dict("records"),
-           "provenance": result.meta}
-    ended = d["ended_at"].value_counts()
-    for name, g in f.groupby("fight", observed=False):
-        reached, lost = int(g["reached"].sum()), int((g["reached"] & ~g["won"]).sum())
+def summarize(day: Day, agg: DayAggregate, meta: dict) -> dict:
+    n, c = agg.n, agg.counts
+    survived, nobody_dies, deaths, deaths_squared = (int(x) for x in c["days"])
+    mean = deaths / n
+    se = np.sqrt(max(deaths_squared - n * mean * mean, 0) / (n - 1) / n) if n > 1 else 0.0
+    out = {"day": day.name, "days": n, "survival": _rate(survived, n), "nobody_dies": _rate(nobody_dies, n),
+           "deaths": {"mean": mean, "ci95": [mean - Z95 * se, mean + Z95 * se]},
+           "fights_won": {"mean": float(c["fight"][:, 4].sum() / n)},
+           "fights": [], "members": [], "resources": resources(day, agg).to_dict("records"), "provenance": meta}
+    step_of = {s.name: i for i, s in enumerate(day.steps)}
+    for fi, f in enumerate(day.fights):
+        met, reached, lost, rounds, _ = (int(x) for x in c["fight"][fi])
         rate = _rate(lost, reached)
-        out["fights"].append({"name": str(name), "met": float(g["met"].mean()), "reached": float(g["reached"].mean()),
-                              "lost": rate["rate"], "lost_ci95": rate["ci95"],
-                              "days_ended_here": float(ended.get(name, 0) / n),
-                              "rounds": float(g.loc[g["reached"], "rounds"].mean()) if reached else float("nan")})
-    for name, g in result.fates.groupby("combatant", observed=False):
-        states = g["end_state"].value_counts(normalize=True)
-        died = g.loc[g["end_state"] == "dead", "died_in"].value_counts() / len(g)
-        out["members"].append({"name": str(name), **{s: float(states.get(s, 0.0)) for s in FINAL_STATES[:3]},
-                               "died_in": {str(k): float(v) for k, v in died.items() if v}})
+        out["fights"].append({"name": f.name, "met": met / n, "reached": reached / n, "lost": rate["rate"],
+                              "lost_ci95": rate["ci95"], "days_ended_here": float(c["ended"][step_of[f.name]] / n),
+                              "rounds": rounds / reached if reached else float("nan")})
+    places = [f.name for f in day.fights] + ["(lived)"]
+    for mi, m in enumerate(day.members):
+        states = c["end_state"][mi] / n
+        out["members"].append({"name": m, **{s: float(states[k]) for k, s in enumerate(FINAL_STATES[:3])},
+                               "died_in": {places[k]: float(v / n) for k, v in enumerate(c["died_in"][mi]) if v}})
     return out
 
 
-def resources(result: DayResult) -> pd.DataFrame:
+def resources(day: Day, agg: DayAggregate) -> pd.DataFrame:
     """Each member's resources at each fight's entry and exit, over the days that reached
-    it: mean and the 5/25/50/75/95% quantiles."""
-    m = result.members
-    names = result.day.rules_module.RESOURCES
+    it: mean and the 5/25/50/75/95% quantiles (exact, from the value histograms)."""
     rows = []
-    for (fight, who), g in m.groupby(["fight", "combatant"], observed=True, sort=False):
-        for when in ("entry", "exit"):
-            for r in names:
-                v = g[f"{when}_{r}"].to_numpy()
-                q = np.quantile(v, QUANTILES) if len(v) else [np.nan] * len(QUANTILES)
-                rows.append({"fight": str(fight), "combatant": str(who), "when": when, "resource": r,
-                             "mean": float(v.mean()) if len(v) else np.nan,
-                             **{f"q{int(p * 100):02d}": float(x) for p, x in zip(QUANTILES, q)}})
-    return pd.DataFrame(rows)
+    for f in day.fights:
+        for who in day.members:
+            for when in WHEN:
+                for r in day.rules_module.RESOURCES:
+                    values, counts = agg.hist(f.name, who, when, r)
+                    if not counts.sum():
+                        continue
+                    rows.append({"fight": f.name, "combatant": who, "when": when, "resource": r,
+                                 "mean": float((values * counts).sum() / counts.sum()),
+                                 **{f"q{int(p * 100):02d}": hist_quantile(values, counts, p) for p in QUANTILES}})
+    return pd.DataFrame(rows, columns=["fight", "combatant", "when", "resource", "mean",
+                                       *(f"q{int(p * 100):02d}" for p in QUANTILES)])
 
 
 def state_value(result: DayResult) -> pd.DataFrame:
     """The party's chance to win each fight against its health at entry (its share of its
-    full carried resources, the resource each ruleset calls its health), with intervals."""
-    day, m = result.day, result.members
-    health = day.rules_module.RESOURCES[0] if day.ruleset_name != "gods_and_monsters" else None
-    full = {w: day.rules_module.full(day.stats[w]) for w in day.members}
-    if health is None:  # verve and survival both take the blows
-        top = m["combatant"].map({w: full[w]["verve"] + full[w]["survival"] for w in day.members}).astype(float)
-        have = m["entry_verve"] + m["entry_survival"]
-    else:
-        top = m["combatant"].map({w: full[w][health] for w in day.members}).astype(float)
-        have = m[f"entry_{health}"]
-    share = pd.DataFrame({"day": m["day"], "fight": m["fight"], "have": have.clip(lower=0), "top": top})
-    party = share.groupby(["day", "fight"], observed=True)[["have", "top"]].sum()
-    party["health"] = (party["have"] / party["top"]).clip(0, 1)
-    won = result.fights.set_index(["day", "fight"])["won"]
-    party = party.join(won)
-    party["bin"] = pd.cut(party["health"], HEALTH_BINS, include_lowest=True, labels=HEALTH_LABELS)
+    full health, sim.day.aggregate.health_resources), with intervals."""
     rows = []
-    for (fight, b), g in party.groupby(["fight", "bin"], observed=True):
-        k, n = int(g["won"].sum()), len(g)
-        lo, hi = wilson(k, n)
-        rows.append({"fight": str(fight), "entry_health": str(b), "days": n, "won": k / n,
-                     "ci95_low": float(lo), "ci95_high": float(hi)})
-    return pd.DataFrame(rows)
+    for fi, f in enumerate(result.day.fights):
+        for b, label in enumerate(HEALTH_LABELS):
+            n, k = (int(x) for x in result.aggregate.counts["value"][fi, b])
+            if n:
+                lo, hi = wilson(k, n)
+                rows.append({"fight": f.name, "entry_health": label, "days": n, "won": k / n,
+                             "ci95_low": float(lo), "ci95_high": float(hi)})
+    return pd.DataFrame(rows, columns=["fight", "entry_health", "days", "won", "ci95_low", "ci95_high"])
