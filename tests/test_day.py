@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import types
 import re
 from pathlib import Path
 
@@ -46,8 +47,9 @@ def fresh_days(day, fight: str) -> np.ndarray:
     mod = day.day.rules_module
     fresh = m["entry_state"] == "standing"
     for who in day.day.members:
-        for r, v in mod.full(day.day.stats[who]).items():
-            fresh &= (m["combatant"] != who) | (m[f"entry_{r}"] == v)
+        full = mod.full(day.day.stats[who])
+        for r in day.day.member_resources(who):
+            fresh &= (m["combatant"] != who) | (m[f"entry_{r}"] == full[r])
     ok = fresh.groupby(m["day"]).all()
     return ok.index[ok.to_numpy()].to_numpy()
 
@@ -190,9 +192,11 @@ def test_toromeen_against_the_orc_the_survival_pages_worked_example():
     # survival will increase by two, to 4." Never above 7, nor verve above 17.
     from sim.rulesets.gods_and_monsters import day as gm
     toromeen = sim.load_scenario(SCEN / "gods_and_monsters/yeti.yaml").combatants[2].stats
-    assert gm.full(toromeen) == {"verve": 17, "survival": 7, "injuries": 0}
+    assert gm.full(toromeen) == {"verve": 17, "survival": 7, "injuries": 0, "spell_uses": 0}
     per = {"verve_left": np.array([[0]] * 3), "survival_left": np.array([[2]] * 3), "injuries": np.zeros((3, 1))}
-    res = gm.after_fight(per, 0)
+    setup = types.SimpleNamespace(spell_names=[], sp=np.zeros((9, 1), np.int64))
+    outcome = types.SimpleNamespace(per_combatant=per, per_spell={"spell_uses_left": np.zeros((3, 0), np.int64)})
+    res = gm.after_fight(outcome, setup, 0, {"spell_uses": "per_day"})
     assert res["survival"].tolist() == [2, 2, 2] and res["verve"].tolist() == [0, 0, 0]
     status = np.array([STANDING, STANDING, DEAD])
     rules = {"short_rest": "nothing", "night_roll": "fortitude_less_injuries", "night_heals": "injury_first"}

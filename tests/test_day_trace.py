@@ -21,7 +21,7 @@ DAYS = {"gods_and_monsters": ROOT / "days/gods_and_monsters/road_to_hightown.yam
 def entry_lines(result, k: int) -> dict[str, list[str]]:
     """fight -> the party's lines at its entry on day k, written from the members table."""
     m = result.members[result.members["day"] == k]
-    names = result.day.rules_module.RESOURCES
+    names = result.day.resources
     out = {}
     for fight, g in m.groupby("fight", observed=True, sort=False):
         out[str(fight)] = [f"{r.combatant}: {r.entry_state}, " + ", ".join(f"{x} {int(getattr(r, 'entry_' + x))}"

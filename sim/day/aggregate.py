@@ -32,6 +32,7 @@ class DayAggregate:
     @classmethod
     def from_chunk(cls, day: Day, chunk) -> "DayAggregate":
         F, M, S = len(day.fights), len(day.members), len(day.steps)
+        resources = day.resources
         end = np.stack([chunk.end_status[m] for m in day.members])  # (M, n)
         deaths = (end == DEAD).sum(axis=0)
         ended = np.where(chunk.lost_at >= 0, chunk.lost_at, S)
@@ -58,7 +59,7 @@ class DayAggregate:
             for m in day.members:
                 record = chunk.members[(f.name, m)]
                 for when in WHEN:
-                    for r in day.rules_module.RESOURCES:
+                    for r in resources:
                         hists[_key(f.name, m, when, r)] = _histogram(record[f"{when}_{r}"][reached])
         return cls(chunk.n, c, hists)
 
@@ -131,9 +132,9 @@ def hist_quantile(values: np.ndarray, counts: np.ndarray, q: float) -> float:
 
 
 def health_resources(day: Day) -> tuple[str, ...]:
-    """The resources that make a member's health: verve and survival both take the
-    blows in Gods & Monsters; elsewhere the ruleset's first resource (Body, hit points)."""
-    return ("verve", "survival") if day.ruleset_name == "gods_and_monsters" else day.rules_module.RESOURCES[:1]
+    """The resources that make a member's health: the ruleset's HEALTH (Gods & Monsters:
+    verve and survival both take the blows), else its first resource (Body, hit points)."""
+    return getattr(day.rules_module, "HEALTH", day.rules_module.RESOURCES[:1])
 
 
 def entry_health(day: Day, chunk, fight: Fight) -> np.ndarray:

@@ -120,6 +120,10 @@ def _fight(day: Day, fight: Fight, party: _Party, going, chunk: DayChunk, first:
         can_fight |= party.status[m] == STANDING
     reached = going & met & can_fight
     setup = _setup(scen)
+    before = getattr(party.mod, "before_fight", None)
+    if before is not None:
+        for m in day.members:
+            before(party.res[m], day.stats[m], day.day_rules)
     start = None
     if not party.fresh(day):  # a fresh party plays exactly the skirmishes `skirmish run` plays
         members = {fight.columns[m]: (party.res[m], party.status[m]) for m in day.members}
@@ -128,12 +132,12 @@ def _fight(day: Day, fight: Fight, party: _Party, going, chunk: DayChunk, first:
     won = reached & (out.winner == fight.party_index)
     chunk.fights[fight.name] = {"met": going & met, "reached": reached, "won": won,
                                 "rounds": np.where(reached, out.rounds, 0)}
-    per = out.per_combatant
+    per, shown = out.per_combatant, day.resources
     for m in day.members:
         col = fight.columns[m]
-        record = {f"entry_{k}": v.copy() for k, v in party.res[m].items()}
+        record = {f"entry_{k}": party.res[m][k].copy() for k in shown}
         record["entry_state"] = party.status[m].copy()
-        after = party.mod.after_fight(per, col)
+        after = party.mod.after_fight(out, setup, col, day.day_rules)
         final = per["final_state"][:, col].astype(np.int64)
         final = np.where(final == FLED, STANDING, final)  # who fled a won fight rejoins the party
         for k, v in after.items():
@@ -141,7 +145,7 @@ def _fight(day: Day, fight: Fight, party: _Party, going, chunk: DayChunk, first:
         died = reached & (final == DEAD) & (party.status[m] != DEAD)
         chunk.died_in[m][died] = index
         party.status[m][reached] = final[reached]
-        record.update({f"exit_{k}": v.copy() for k, v in party.res[m].items()})
+        record.update({f"exit_{k}": party.res[m][k].copy() for k in shown})
         record["exit_state"] = party.status[m].copy()
         record["damage_dealt"] = np.where(reached, per["damage_dealt"][:, col], 0)
         record["damage_taken"] = np.where(reached, per["damage_taken"][:, col], 0)

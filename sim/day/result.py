@@ -193,7 +193,7 @@ def resources(day: Day, agg: DayAggregate) -> pd.DataFrame:
     for f in day.fights:
         for who in day.members:
             for when in WHEN:
-                for r in day.rules_module.RESOURCES:
+                for r in day.member_resources(who):
                     values, counts = agg.hist(f.name, who, when, r)
                     if not counts.sum():
                         continue

@@ -110,6 +110,21 @@ class Day:
     def rules_module(self):
         return day_rules_module(self.ruleset_name)
 
+    @property
+    def resources(self) -> tuple[str, ...]:
+        """The carried resources the tables and pages show: the ruleset's, less those
+        no member's stat block has (Gods & Monsters spell uses in a party of no caster)."""
+        mod = self.rules_module
+        optional = getattr(mod, "HELD_ONLY_BY_STATS", ())
+        fulls = [mod.full(self.stats[m]) for m in self.members]
+        return tuple(r for r in mod.RESOURCES if r not in optional or any(f[r] for f in fulls))
+
+    def member_resources(self, member: str) -> tuple[str, ...]:
+        """The resources `member`'s own stat block has, of those the day shows."""
+        optional = getattr(self.rules_module, "HELD_ONLY_BY_STATS", ())
+        held = self.rules_module.full(self.stats[member])
+        return tuple(r for r in self.resources if r not in optional or held[r])
+
 
 def day_rules_module(ruleset_name: str):
     """The ruleset's day rules (sim/rulesets/<name>/day.py): its carried resources and rests."""

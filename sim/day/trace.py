@@ -20,7 +20,7 @@ def _state_text(res: dict, status: int) -> str:
 
 
 def _party_text(day: Day, res: dict, status: dict, indent: str = "    ") -> list[str]:
-    return [f"{indent}{m}: {_state_text({k: v[0] for k, v in res[m].items()}, status[m][0])}"
+    return [f"{indent}{m}: {_state_text({k: res[m][k][0] for k in day.member_resources(m)}, status[m][0])}"
             for m in day.members]
 
 
@@ -78,8 +78,9 @@ def _rest_lines(day: Day, rest: Rest, chunk, before, after) -> list[str]:
         said = ""
         if roll is not None and roll["rested"][0]:
             said = " (the night's health roll " + ("succeeded" if roll["night_roll_succeeded"][0] else "failed") + ")"
-        lines.append(f"    {m}: {_state_text({k: v[0] for k, v in before[0][m].items()}, before[1][m][0])} -> "
-                     f"{_state_text({k: v[0] for k, v in after[0][m].items()}, after[1][m][0])}{said}")
+        was, now = (_state_text({k: res[m][k][0] for k in day.member_resources(m)}, status[m][0])
+                    for res, status, _ in (before, after))
+        lines.append(f"    {m}: {was} -> {now}{said}")
     return lines
 
 

@@ -44,18 +44,18 @@ def hazard_table(summary: dict) -> pd.DataFrame:
 def party_totals(result) -> pd.DataFrame:
     """The party's total of each carried resource at each fight's entry and exit, one row
     per (day, fight reached)."""
-    cols = [f"{w}_{r}" for w in ("entry", "exit") for r in result.day.rules_module.RESOURCES]
+    cols = [f"{w}_{r}" for w in ("entry", "exit") for r in result.day.resources]
     return result.members.groupby(["day", "fight"], observed=True)[cols].sum().reset_index()
 
 
 def fan_table(result) -> pd.DataFrame:
     day, totals = result.day, party_totals(result)
-    full = {r: sum(day.rules_module.full(day.stats[m])[r] for m in day.members) for r in day.rules_module.RESOURCES}
+    full = {r: sum(day.rules_module.full(day.stats[m])[r] for m in day.members) for r in day.resources}
     rows = []
     for f in day.fights:
         g = totals[totals["fight"] == f.name]
         for when, label in (("entry", "before "), ("exit", "after ")):
-            for r in day.rules_module.RESOURCES:
+            for r in day.resources:
                 v = g[f"{when}_{r}"].to_numpy(float)
                 q = np.quantile(v, (0.05, 0.25, 0.5, 0.75, 0.95)) if len(v) else [np.nan] * 5
                 rows.append({"point": label + f.name, "resource": r, "mean": v.mean() if len(v) else np.nan,
@@ -68,7 +68,7 @@ def rest_table(result) -> pd.DataFrame:
     fight, the party's mean change of each resource across the rest (the exit of the
     fight before to the entry of the fight after) and the share of days it changed any."""
     day, totals = result.day, party_totals(result)
-    resources = day.rules_module.RESOURCES
+    resources = day.resources
     rows = []
     for i, step in enumerate(day.steps):
         before = next((s for s in reversed(day.steps[:i]) if isinstance(s, Fight)), None)

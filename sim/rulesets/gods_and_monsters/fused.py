@@ -42,7 +42,7 @@ def play_core_chunk(seed, first, n, max_rounds, tab, out, W, SL, scratch, masks,
     flags, ct, cf, st, sp, pair_mod, close_reach, cell_size = tab
     dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack, seen = scratch
     winner, rounds, o_attacks, o_hits, o_dealt, o_taken, o_status, o_down, o_surprised, o_verve, o_surv, o_inj, \
-        stalled = out
+        stalled, _ = out  # a core scenario has no spells: no uses left to write
     has_start, s_verve, s_surv, s_inj, s_status, s_surprised, _ = start
     C = W.shape[1]
     W[:, :] = 0  # once a chunk: rows the core round never writes stay 0, as a fresh skirmish has them

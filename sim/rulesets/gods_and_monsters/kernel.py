@@ -26,7 +26,7 @@ def play_chunk(seed, first, n, max_rounds, tab, pol, zone, zone_ptr, start, out,
     dist, adj, uses, focus, cand, hbuf, dbuf, obs, stack, seen = scratch
     has_start, s_verve, s_surv, s_inj, s_status, s_surprised, carried = start
     winner, rounds, o_attacks, o_hits, o_dealt, o_taken, o_status, o_down, o_surprised, o_verve, o_surv, o_inj, \
-        stalled = out
+        stalled, o_uses = out
     C, A = W.shape[1], SL.shape[1]
     if flags[G_CORE] and has_start != START_WITH_CONDITIONS and not 0 <= trace_skirmish < n and C <= MAX_FUSED:
         # Same results, one fused pass per round (fused.py).
@@ -107,6 +107,8 @@ def play_chunk(seed, first, n, max_rounds, tab, pol, zone, zone_ptr, start, out,
             o_dealt[i, c], o_taken[i, c] = W[W_DEALT, c], W[W_TAKEN, c]
             o_status[i, c], o_down[i, c], o_surprised[i, c] = W[W_STATUS, c], W[W_DOWN, c], W[W_WAS_SURPRISED, c]
             o_verve[i, c], o_surv[i, c], o_inj[i, c] = W[W_VERVE, c], W[W_SURV, c], W[W_INJ, c]
+        for s in range(o_uses.shape[1]):
+            o_uses[i, s] = uses[s]
 
 
 @rule

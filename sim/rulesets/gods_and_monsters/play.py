@@ -156,10 +156,10 @@ def _run(setup: Setup, seed: int, first: int, n: int, max_rounds: int, start, tr
         into = (np.empty(n, dtype=np.int16), np.empty(n, dtype=np.int32),
                 {k: np.empty((n, C), dtype=_DTYPES.get(k, np.int32)) for k in COLUMNS})
     winner, rounds, per = into
-    stalled = i64(1)
+    stalled, uses_left = i64(1), i64((n, setup.sp.shape[1]))
     out = (winner, rounds, per["attacks"], per["hits"], per["damage_dealt"], per["damage_taken"],
            per["final_state"], per["down_round"], per["surprised"], per["verve_left"], per["survival_left"],
-           per["injuries"], stalled)
+           per["injuries"], stalled, uses_left)
     scratch = (i64((C, C)), i64((C, C)), i64(setup.sp.shape[1]), i64(int(setup.flags[0])),
                np.zeros(C, dtype=np.bool_), np.zeros(C), np.zeros(C), np.zeros(len(setup.table.reads[0]) + C),
                np.zeros(setup.table.stack_size), np.zeros((C, len(setup.table.reads[0]))))
@@ -170,6 +170,8 @@ def _run(setup: Setup, seed: int, first: int, n: int, max_rounds: int, start, tr
     per["surprised"] = per["surprised"].view(np.bool_)
     outcome = Outcome(winner=winner, rounds=rounds, per_combatant=per)
     outcome.stalled = int(stalled[0])
+    uses_left = uses_left[:, :len(setup.spell_names)]
+    outcome.per_spell = {"spell_uses_left": np.where(uses_left >= T.NEVER, -1, uses_left)}
     return outcome
 
 
@@ -198,6 +200,9 @@ def play(setup: Setup, seed: int, first_skirmish: int, n: int, max_rounds: int, 
                    each spell's `uses`.
     Combatant columns follow setup.names. initial_state(setup, n) is a fresh start with
     nobody surprised, every key but asleep and holding filled, to change the few carried in.
+    The Outcome's `per_spell["spell_uses_left"]` (n, spells) gives each spell's uses left
+    at the end (-1 unlimited), in the form `spell_uses` takes, so a fight starts where the
+    last one ended.
     """
     return _run(setup, seed, first_skirmish, n, max_rounds, start, -1, events.no_buffer())
 

@@ -60,7 +60,8 @@ SPELL_FIELDS = {
     "condition": Field("choice", "none", "condition on a failed save: sleep leaves the target immobile and unable "
                        "to act until it takes damage", choices=CONDITIONS),
     "range": Field("float", 60, "range in feet", min=1, max=100000),
-    "uses": Field("int", None, "casts per fight (none: unlimited)", min=1, max=1000),
+    "uses": Field("int", None, "casts in a fight, or in a day until a night or a full rest (day rule spell_uses; "
+                  "none: unlimited)", min=1, max=1000),
 }
 
 COMBATANT_FIELDS = {

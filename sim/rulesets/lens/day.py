@@ -28,7 +28,8 @@ def full(stats: dict) -> dict[str, int]:
     return {"body": int(stats["body"]), "void": 0, "items": uses}
 
 
-def after_fight(per_combatant: dict, col: int) -> dict[str, np.ndarray]:
+def after_fight(outcome, setup, col: int, rules: dict) -> dict[str, np.ndarray]:
+    per_combatant = outcome.per_combatant
     return {"body": per_combatant["body_left"][:, col].astype(np.int64),
             "void": per_combatant["void"][:, col].astype(np.int64),
             "items": per_combatant["items_left"][:, col].astype(np.int64)}

@@ -24,7 +24,8 @@ def full(stats: dict) -> dict[str, int]:
     return {"hp": int(stats["hp"])}
 
 
-def after_fight(per_combatant: dict, col: int) -> dict[str, np.ndarray]:
+def after_fight(outcome, setup, col: int, rules: dict) -> dict[str, np.ndarray]:
+    per_combatant = outcome.per_combatant
     return {"hp": per_combatant["hp_left"][:, col].astype(np.int64)}
 
 
