@@ -1,4 +1,5 @@
-"""`skirmish day`: a party through a day of fights and rests (sim/day)."""
+"""`skirmish day`: a party through a day of fights and rests (sim/day); `skirmish gauntlet`:
+one fight again and again (sim/day/gauntlet)."""
 from __future__ import annotations
 
 import json
@@ -95,6 +96,47 @@ def day(day_file, days, seed, jobs, as_json, out, report_dir, trace_day, represe
             from sim.day.trace import representative_days, trace_day as traced
             for p, k in representative_days(result).items():
                 echo(f"\n--- the {p}th percentile day: day {k} ---\n" + traced(loaded, k))
+        if written:
+            echo("wrote " + ", ".join(written), err=True)
+
+
+@main.command(epilog=EXIT_STATUSES)
+@click.argument("scenario", type=click.Path(dir_okay=False))
+@click.option("--party", required=True, metavar="SIDE", help="The scenario's side that fights again and again.")
+@click.option("--rest", default="none", show_default=True, metavar="'KIND every N'",
+              help="A rest after every Nth fight: short, night or full (a KIND alone: after every fight).")
+@click.option("--until", type=click.IntRange(1, 1000), default=20, show_default=True, metavar="K",
+              help="The most fights in a row to try.")
+@click.option("-n", "--days", type=DAYS, default=10_000, show_default=True, help="Days (runs of the gauntlet).")
+@click.option("--seed", type=SEED, help="Random seed (default: the scenario's run.seed).")
+@click.option("--jobs", "-j", type=JOBS, default=1, show_default=True, help="Threads playing chunks of days.")
+@click.option("--json", "as_json", is_flag=True, help="Print the survival curve as JSON instead of text.")
+@click.option("--report", "report_dir", type=click.Path(file_okay=False),
+              help="Folder for an HTML page of the gauntlet (figures as PNG and SVG beside it).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def gauntlet(scenario, party, rest, until, days, seed, jobs, as_json, report_dir, quiet):
+    """The same fight of SCENARIO again and again, the --party side carrying its wounds
+    and spent resources from one into the next: how often it wins at least k in a row
+    (S(k), with 95% intervals) and N50, the most it wins in a row on half the days."""
+    from sim.day.gauntlet import gauntlet as play_gauntlet, gauntlet_day
+    from sim.io import check_output_folder
+    from sim.progress import progress_bar
+    gauntlet_day(scenario, party, rest, until, days, seed)  # every problem said before anything is played
+    if report_dir:
+        check_output_folder(report_dir, "--report")
+    note_cores(jobs, None)
+    with progress_bar(days, desc=Path(scenario).stem + " gauntlet", quiet=quiet) as bar:
+        from sim.cli_scale import crash_guard, interruptible
+        with crash_guard(None):
+            g = play_gauntlet(scenario, party, rest, until, days, seed, jobs=jobs, progress=interruptible(bar))
+    written = []
+    if report_dir:
+        from sim.report.gauntlet import report_gauntlet
+        written.append(str(report_gauntlet(g, report_dir)))
+    if as_json:
+        echo(json.dumps({**g.summary(), **({"written": written} if written else {})}, default=str))
+    else:
+        echo(g.summary_text())
         if written:
             echo("wrote " + ", ".join(written), err=True)
 

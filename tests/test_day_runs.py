@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 import sim.day
 from sim.cli import main
-from sim.day.aggregate import hist_quantile
+from sim.day.aggregate import _histogram, hist_quantile
 from sim.errors import ScenarioError
 from sim.runner import CHUNK_SIZE
 from sim.stats import wilson
@@ -210,3 +210,10 @@ def test_ctrl_c_on_a_day_in_a_run_folder_exits_130_and_the_printed_command_finis
     assert code == 0, err
     whole = sim.day.run(ROAD, days=30000, summary_only=True).summary()
     same_figures(json.loads(out), json.loads(json.dumps(whole, default=str)))
+
+
+@pytest.mark.parametrize("values", [np.arange(-5, 20).repeat(3)[::2], np.array([7] * 5), np.array([], np.int64),
+                                    np.array([0, 10**9, 10**9, 5]), np.array([-3, -3, 2])])
+def test_a_resource_histogram_is_what_np_unique_counts(values):
+    got, want = _histogram(values), np.unique(values.astype(np.int64), return_counts=True)
+    assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()

@@ -108,8 +108,17 @@ def _key(fight: str, member: str, when: str, resource: str) -> str:
 
 
 def _histogram(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    v, k = np.unique(values.astype(np.int64), return_counts=True)
-    return v, k.astype(np.int64)
+    """(values present, their counts), ascending: what np.unique gives, by a bincount
+    over the range, which is small for every carried resource (no sort)."""
+    if not len(values):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    low, high = int(values.min()), int(values.max())
+    if high - low > 4 * len(values) + 1024:
+        v, k = np.unique(values.astype(np.int64), return_counts=True)
+        return v, k.astype(np.int64)
+    counts = np.bincount(values.astype(np.int64) - low, minlength=high - low + 1)
+    present = np.flatnonzero(counts)
+    return present.astype(np.int64) + low, counts[present].astype(np.int64)
 
 
 def _merge_hist(old, values, counts):

@@ -150,7 +150,7 @@ def load_day(path, days: int | None = None, seed: int | None = None) -> Day:
     if not isinstance(data, dict):
         raise ScenarioError("must be a YAML mapping with at least name, ruleset, party and steps.", file=str(p))
     try:
-        return _build(data, p, days, seed)
+        return build_day(data, p, days, seed)
     except ScenarioError as e:
         if e.file is None:
             e.file = str(p)
@@ -158,7 +158,9 @@ def load_day(path, days: int | None = None, seed: int | None = None) -> Day:
         raise
 
 
-def _build(data: dict, path: Path, days, seed) -> Day:
+def build_day(data: dict, path: Path, days, seed) -> Day:
+    """A validated Day from a day file's data; `path` places it (relative names are read
+    from its folder) and names it in messages."""
     top = validate_record(data, DAY_FIELDS, "")
     run = dict(top["run"])
     if days is not None:

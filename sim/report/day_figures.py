@@ -157,3 +157,33 @@ def state_value_figure(value: pd.DataFrame, title: str | None = None):
     ax.legend(loc="upper left", ncols=min(len(fights), 3))
     ax.set_title(title or "What entry health is worth: win chance by health")
     return fig
+
+
+@styled
+def gauntlet_figure(curve: pd.DataFrame, n50: int, title: str | None = None):
+    """S(k), the share of days the party wins at least k fights in a row, with 95%
+    Wilson bands; beside it S(1)^k, what the curve would be if every fight were fought
+    fresh, and the 1/2 line that gives N50.
+
+    `curve`: columns k, rate, ci95_low, ci95_high (sim.day.gauntlet.survival_curve)."""
+    fig, ax = new_figure(3.6)
+    k = curve["k"].to_numpy()
+    rate = curve["rate"].to_numpy(float) * 100
+    lo, hi = (curve[c].to_numpy(float) * 100 for c in ("ci95_low", "ci95_high"))
+    ax.fill_between(k, lo, hi, step="post", color=OKABE_ITO["blue"], alpha=0.25, lw=0)
+    ax.step(k, rate, where="post", color=OKABE_ITO["blue"], lw=2, label="wins at least k in a row")
+    if len(rate) > 1:
+        fresh = 100 * (rate[1] / 100) ** k
+        ax.plot(k, fresh, ls="--", color=OKABE_ITO["vermillion"], lw=1.2,
+                label="if every fight were fought fresh: S(1)^k")
+    ax.axhline(50, color="#777", lw=0.8, ls=":")
+    ax.axvline(n50, color="#777", lw=0.8, ls=":")
+    ax.annotate(f"N50 = {n50}", (n50, 50), textcoords="offset points", xytext=(5, 6), fontsize=8.5)
+    ax.set_ylim(0, 105)
+    ax.set_xlim(0, max(int(k[-1]), 1))
+    ax.yaxis.set_major_formatter(PercentFormatter(decimals=0))
+    ax.set_xlabel("k, fights in a row (band: 95% Wilson interval)")
+    ax.set_ylabel("Days the party wins at least k (%)")
+    ax.legend(loc="upper right")
+    ax.set_title(title or "The gauntlet: how many in a row the party wins")
+    return fig
