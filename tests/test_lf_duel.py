@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 import sim
+from sim.rulesets.base import DEAD, STANDING, UNCONSCIOUS
 from sim.rulesets.lifeforce import kplay
 
 ROOT = "scenarios/lifeforce/"
@@ -150,6 +151,24 @@ def test_a_traced_skirmish_or_a_given_start_takes_the_general_round_with_the_sam
     fast = kplay.play(setup, 7, 0, 200, 60, start=start)
     _same(fast, kplay.play(dataclasses.replace(setup, duel=False), 7, 0, 200, 60, start=start))
     assert fast.rounds.mean() < whole.rounds.mean()
+
+
+@pytest.mark.parametrize("name", ["duel", "stunt_choices", "shields_answer_threats", "control_options"])
+def test_a_carried_start_of_hit_points_and_states_plays_in_the_fused_loop_what_the_general_round_plays(name):
+    # What a day carries into its next fight (sim/rulesets/lifeforce/day.py): hit points
+    # and who is down. Standing creatures have at least 1 hit point, as a fight leaves them.
+    setup = _setup(_raw(name) if name in ("duel", "stunt_choices") else VARIANTS[name])
+    rng = np.random.default_rng(3)
+    state = rng.choice([STANDING] * 8 + [UNCONSCIOUS, DEAD], size=(N, 2))
+    hp = np.where(state == STANDING, rng.integers(1, np.asarray(setup.legacy.hp) + 1, size=(N, 2)),
+                  rng.integers(-3, 1, size=(N, 2)))
+    start = {"hp_left": hp, "final_state": state}
+    fast = kplay.play(setup, 11, 500, N, 60, start=start)
+    _same(fast, kplay.play(dataclasses.replace(setup, duel=False), 11, 500, N, 60, start=start))
+    assert (fast.rounds == 0).sum() > N // 10 and (fast.rounds > 0).mean() > 0.5
+    prone = {**start, "ended_prone": np.eye(2, dtype=np.int64)[rng.integers(0, 2, N)]}
+    _same(kplay.play(setup, 11, 500, N, 60, start=prone),
+          kplay.play(dataclasses.replace(setup, duel=False), 11, 500, N, 60, start=prone))
 
 
 @pytest.mark.parametrize("name", ["archers_vs_beast", "charge_spear_wall", "crossbow_ambush",

@@ -384,8 +384,9 @@ def _outcome(K, S):
 
 
 @rule
-def play_duel_chunk(PK, BUY, first, max_rounds, OUT, WIN, ROUNDS):
-    """kernel.play_chunk for a duel chunk (no trace, no start, no stall watch)."""
+def play_duel_chunk(PK, BUY, first, max_rounds, START, has_start, OUT, WIN, ROUNDS):
+    """kernel.play_chunk for a duel chunk (no trace, no stall watch; a start of hit
+    points and states only, nobody prone or disarmed: kplay.START_PLAIN)."""
     T, X = unpack(PK)
     G, seed = context(PK)[:2]
     K, W, R, COND, SBW, NEED = T[0], T[1], T[2], T[3], T[4], T[17]
@@ -400,12 +401,15 @@ def play_duel_chunk(PK, BUY, first, max_rounds, OUT, WIN, ROUNDS):
         g = first + i
         G[0], G[1], G[2] = g, 0, 0
         _fresh(K, S)
+        if has_start:
+            for c in range(2):
+                S[c, S_HP], S[c, S_STATUS] = START[i, c, 0], START[i, c, 1]
         D[0, 0] = D[1, 1] = 0
         D[0, 1] = D[1, 0] = dist0
         if ties:
             _roll_offs(S, RU, seed, g, np.int64(0))
         dist = dist0
-        result = UNFINISHED
+        result = _outcome(K, S)  # kernel.winner_now: a creature carried in down ends it before round 1
         rnd = 0
         while result == UNFINISHED and rnd < max_rounds:
             rnd += 1

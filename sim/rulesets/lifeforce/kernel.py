@@ -211,11 +211,12 @@ def play_chunk(P, first, max_rounds, traced, START, has_start, OUT, WIN, ROUNDS,
     """Skirmishes first .. first + len(WIN) - 1, each to its end or max_rounds. OUT is
     (column, skirmish, combatant) so that each outcome column is one contiguous block;
     P holds the tables, scratch and run context (kpack). A duel (kduel_tables.duel_tables)
-    plays in the fused duel loop unless a skirmish is traced, a start is given or
-    stalls are watched for: the same fights."""
+    plays in the fused duel loop unless a skirmish is traced, the start carries anyone
+    prone or disarmed (has_start 2; 1 is hit points and states only) or stalls are
+    watched for: the same fights."""
     T, X = unpack(P)
-    if duel and not has_start and not first <= traced < first + WIN.shape[0] and not T[2][R_STALL_CHECK]:
-        play_duel_chunk(P, DUEL_BUY, first, max_rounds, OUT, WIN, ROUNDS)
+    if duel and has_start != 2 and not first <= traced < first + WIN.shape[0] and not T[2][R_STALL_CHECK]:
+        play_duel_chunk(P, DUEL_BUY, first, max_rounds, START, has_start, OUT, WIN, ROUNDS)
         return
     G, seed, ev, cnt = context(P)
     S = X[0]
