@@ -153,8 +153,11 @@ def _rests(day: Day, chunks: list, ids: np.ndarray) -> pd.DataFrame:
                              "night_roll_mattered": []})
     cols = {k: np.stack([np.concatenate([c.rests[key][k] for c in chunks]) for key in keys], axis=1).reshape(-1)
             for k in ("rested", "night_roll_succeeded", "night_roll_mattered")}
-    return pd.DataFrame({"day": np.repeat(ids, K), "rest": [r for r, _ in keys] * len(ids),
-                         "combatant": [m for _, m in keys] * len(ids), **cols})
+    names = list(dict.fromkeys(r for r, _ in keys))
+    rest_of = np.array([names.index(r) for r, _ in keys])
+    member_of = np.array([day.members.index(m) for _, m in keys])
+    return pd.DataFrame({"day": np.repeat(ids, K), "rest": _cat(np.tile(rest_of, len(ids)), names),
+                         "combatant": _cat(np.tile(member_of, len(ids)), day.members), **cols})
 
 
 def _rate(k: int, n: int) -> dict:

@@ -133,7 +133,7 @@ def _inert_sentences(rests: pd.DataFrame, result=None) -> list[str]:
             f"on any of the {row['days']:,} days that went on past it."
             for _, row in rests.iterrows() if row["days"] and row["changed something %"] == 0]
     if result is not None and getattr(result.day.rules_module, "NIGHT_ROLL", False) and len(result.rests):
-        for name, g in result.rests.groupby("rest", sort=False):
+        for name, g in result.rests.groupby("rest", sort=False, observed=True):
             rested = g[g["rested"]]
             if len(rested) and not rested["night_roll_mattered"].any():
                 said.append(f"The night's health roll at {name!r} never changed what anyone woke with "
