@@ -217,3 +217,12 @@ def test_ctrl_c_on_a_day_in_a_run_folder_exits_130_and_the_printed_command_finis
 def test_a_resource_histogram_is_what_np_unique_counts(values):
     got, want = _histogram(values), np.unique(values.astype(np.int64), return_counts=True)
     assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+
+
+def test_a_day_builds_its_tables_only_when_one_is_read():
+    result = sim.day.run(TROLL, days=3000)
+    assert result.tables is None and len(result.chunks) == 1
+    before = result.summary()
+    days = result.days
+    assert result.chunks is None and set(result.tables) == {"days", "fights", "members", "fates", "rests"}
+    assert len(days) == 3000 and days["survived"].mean() == before["survival"]["rate"]

@@ -26,6 +26,9 @@ class DayResult:
     folder: object | None = None  # sim.rundir.RunFolder holding each chunk's tables
     summary_only: bool = False
     replayed: list = field(default_factory=list)  # (chunk, what was wrong) of a run folder's damaged chunks
+    # The played chunks (sim.day.play.DayChunk, in order) until a table is first read:
+    # a summary needs none of them, so a run that prints one builds none.
+    chunks: list | None = field(default=None, repr=False)
 
     def summary(self) -> dict:
         return summarize(self.day, self.aggregate, self.meta)
@@ -35,6 +38,8 @@ class DayResult:
         return summary_text(self)
 
     def table(self, name: str) -> pd.DataFrame:
+        if self.tables is None and self.chunks:
+            self.tables, self.chunks = build_tables(self.day, self.chunks, self.meta), None
         if self.tables is None or name not in self.tables:
             if self.summary_only or self.folder is None:
                 raise ScenarioError("this day was played summary-only and keeps no outcome tables; play it "
@@ -67,7 +72,7 @@ def build_result(day: Day, chunks: list, meta: dict) -> DayResult:
     agg = empty()
     for chunk in chunks:
         agg.merge(DayAggregate.from_chunk(day, chunk))
-    return DayResult(day, agg, meta, build_tables(day, chunks, meta))
+    return DayResult(day, agg, meta, chunks=list(chunks))
 
 
 def build_tables(day: Day, chunks: list, meta: dict) -> dict:

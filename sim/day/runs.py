@@ -147,11 +147,8 @@ def play(day: Day, *, jobs: int = 1, backend: str = "threads", scheduler: str | 
     meta = meta_of(day)
     if precision:
         meta.update(precision=precision, max_days=max_days, reached=bool(reached))
-    tables = None
-    if not summary_only and folder is None:
-        ordered = [chunks[i] for i in sorted(chunks)]
-        tables = build_tables(day, ordered, meta) if ordered else None
-    result = DayResult(day, agg, meta, tables, folder, summary_only)
+    kept = [chunks[i] for i in sorted(chunks)] if not summary_only and folder is None else None
+    result = DayResult(day, agg, meta, None, folder, summary_only, chunks=kept or None)
     if folder is not None:
         import json
 
