@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -98,3 +99,23 @@ def test_the_text_says_n50_and_marks_the_undecided():
     assert "N50 = 0" in text and "undecided at this many days: k = 1" in text
     assert [line.split()[0] for line in text.splitlines()[2:4]] == ["1", "2"]
     assert text.splitlines()[2].endswith("undecided")
+
+
+def test_fights_no_day_reaches_are_not_played_and_change_nothing():
+    # The ogre loses nine in ten: well before fight 12 no day of the 3,000 is still going,
+    # so the 188 fights after are skipped, each kept as "not reached".
+    long = gauntlet(OGRE, "ogre", until=200, days=3000, seed=2)
+    short = gauntlet(OGRE, "ogre", until=12, days=3000, seed=2)
+    assert long.curve["won"].iloc[:13].tolist() == short.curve["won"].tolist()
+    assert (long.curve["won"].iloc[13:] == 0).all()
+    for name in ("days", "fights", "members", "fates"):
+        a, b = long.day_result.table(name), short.day_result.table(name)
+        if "fight" in a:
+            a = a[a["fight"].astype(str).isin([f"fight {k}" for k in range(1, 13)])].reset_index(drop=True)
+            a["fight"] = a["fight"].astype(str)
+            b = b.assign(fight=b["fight"].astype(str))
+        if name == "days":
+            a, b = a.assign(ended_at=a["ended_at"].astype(str)), b.assign(ended_at=b["ended_at"].astype(str))
+        if name == "fates":
+            a, b = a.assign(died_in=a["died_in"].astype(str)), b.assign(died_in=b["died_in"].astype(str))
+        pd.testing.assert_frame_equal(a, b, check_dtype=True)

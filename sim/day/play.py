@@ -124,6 +124,11 @@ def _fight(day: Day, fight: Fight, party: _Party, going, chunk: DayChunk, first:
     if before is not None:
         for m in day.members:
             before(party.res[m], day.stats[m], day.day_rules)
+    if not reached.any():
+        # No day of the chunk gets here (a gauntlet's far end): what playing it would
+        # keep, without playing it.
+        _not_reached(day, fight, party, going & met, chunk)
+        return going & met
     start = None
     if not party.fresh(day):  # a fresh party plays exactly the skirmishes `skirmish run` plays
         members = {fight.columns[m]: (party.res[m], party.status[m]) for m in day.members}
@@ -153,6 +158,21 @@ def _fight(day: Day, fight: Fight, party: _Party, going, chunk: DayChunk, first:
         if fallen == "wakes":
             party.stand(m, won)
     return going & met & ~won
+
+
+def _not_reached(day: Day, fight: Fight, party: _Party, met: np.ndarray, chunk: DayChunk) -> None:
+    """The records of a fight no day reached: the party leaves it as it came."""
+    n = len(met)
+    nothing = np.zeros(n, dtype=bool)
+    chunk.fights[fight.name] = {"met": met, "reached": nothing, "won": nothing.copy(),
+                                "rounds": np.zeros(n, np.int32)}
+    for m in day.members:
+        record = {}
+        for when in ("entry", "exit"):  # the played fight's order of keys, which orders the table's columns
+            record.update({f"{when}_{k}": party.res[m][k].copy() for k in day.resources})
+            record[f"{when}_state"] = party.status[m].copy()
+        record["damage_dealt"], record["damage_taken"] = np.zeros(n, np.int32), np.zeros(n, np.int32)
+        chunk.members[(fight.name, m)] = record
 
 
 _SETUPS: dict = {}
