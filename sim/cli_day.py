@@ -45,9 +45,12 @@ TABLES = ("days", "fights", "members", "fates", "rests")
 @click.option("--run-dir", type=click.Path(file_okay=False),
               help="Save every finished chunk of days in this folder, so --resume can finish an interrupted run.")
 @click.option("--resume", is_flag=True, help="Finish the run in --run-dir without playing its finished chunks again.")
+@click.option("--where-to-rest", "rest_name", metavar="REST",
+              help="Try the rest named REST after each fight instead of the day: survival per placement, each "
+                   "paired with the day as written on the same days.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def day(day_file, days, seed, jobs, as_json, out, report_dir, trace_day, representative, precision, max_days,
-        backend, scheduler, summary_only, run_dir, resume, quiet):
+        backend, scheduler, summary_only, run_dir, resume, rest_name, quiet):
     """Play DAY_FILE: one party through its fights in a row, with rests between, and say
     how often it lives through the day, where days end and what each fight costs."""
     import sim.day
@@ -63,6 +66,10 @@ def day(day_file, days, seed, jobs, as_json, out, report_dir, trace_day, represe
         echo(traced(loaded, trace_day))
         return
     _check_options(out, report_dir, representative, precision, days, summary_only, run_dir, resume)
+    if rest_name is not None:
+        return _where_to_rest(loaded, rest_name, jobs, as_json, quiet, out=out, report=report_dir,
+                              representative=representative, precision=precision, run_dir=run_dir,
+                              backend=backend != "threads" or scheduler)
     for folder, option in ((out, "--out"), (report_dir, "--report"), (run_dir, "--run-dir")):
         if folder:
             check_output_folder(folder, option)
@@ -139,6 +146,27 @@ def gauntlet(scenario, party, rest, until, days, seed, jobs, as_json, report_dir
         echo(g.summary_text())
         if written:
             echo("wrote " + ", ".join(written), err=True)
+
+
+def _where_to_rest(loaded, rest_name, jobs, as_json, quiet, **others) -> None:
+    from sim.cli_analysis import emit_json
+    from sim.day.placement import placements, where_to_rest, where_to_rest_text
+    from sim.errors import ScenarioError
+    from sim.progress import progress_bar
+    given = [f"--{k.replace('_', '-')}" for k, v in others.items() if v]
+    if given:
+        them = "it" if len(given) == 1 else "them"
+        raise ScenarioError(f"--where-to-rest plays the day once per placement of the rest and prints the "
+                            f"comparison; it does not take {', '.join(given)}. Drop {them}, or play one "
+                            "placement as its own day file.")
+    count = len(placements(loaded, rest_name))
+    with progress_bar(count * int(loaded.run["days"]), desc=f"where to rest {rest_name}", quiet=quiet) as bar:
+        from sim.cli_scale import crash_guard, interruptible
+        with crash_guard(None):
+            df = where_to_rest(loaded, rest_name, jobs=jobs, progress=interruptible(bar))
+    if as_json:
+        return emit_json("where_to_rest", df)
+    echo(where_to_rest_text(df))
 
 
 def _check_options(out, report_dir, representative, precision, days, summary_only, run_dir, resume) -> None:
