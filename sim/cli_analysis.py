@@ -174,7 +174,12 @@ def parse_vary(items) -> dict:
 @common_options
 def sweep(scenario, vary, precision, max_n, play, skirmishes, seed, jobs, max_rounds, sets, out, as_json,
           report_dir, quiet):
-    """Run a grid of variants of SCENARIO on common random numbers, one row per variant."""
+    """Run a grid of variants of SCENARIO (or of a day file) on common random numbers, one row per variant."""
+    from sim.day.compare import is_day_file
+    if is_day_file(scenario):
+        from sim.cli_day import sweep_day_command
+        return sweep_day_command(scenario, vary, precision, play, skirmishes, seed, jobs, max_rounds, sets, out,
+                                 as_json, report_dir, quiet)
     from sim.analysis import sweep as sweep_fn
     with naming(scenario):
         grid = parse_vary(vary) or None

@@ -196,6 +196,31 @@ def _write(result, out) -> list[str]:
             for name in TABLES]
 
 
+def sweep_day_command(path, vary, precision, play, days, seed, jobs, max_rounds, sets, out, as_json, report_dir,
+                      quiet):
+    """`skirmish sweep` of a day file (sim.day.variants.sweep_day): -n counts days."""
+    from sim.cli_analysis import bar, emit_json, parse_sets, parse_vary, write_out
+    from sim.day.variants import sweep_day, sweep_day_text
+    from sim.errors import ScenarioError
+    refused = [name for name, given in (("--precision", precision is not None), ("--play best", play == "best"),
+                                        ("--max-rounds", max_rounds), ("--report", report_dir)) if given]
+    if refused:
+        raise ScenarioError(f"{', '.join(refused)} {'is' if len(refused) == 1 else 'are'} not taken by a sweep of a "
+                            "day file: give -n DAYS, write rounds into the day's `run: max_rounds`, and use "
+                            "`skirmish day FILE --report DIR` for a variant's page.")
+    if not vary:
+        raise ScenarioError("a sweep of a day file needs --vary PATH=VALUES, e.g. --vary "
+                            "'party.combatants[NAME].survival=5..9' or 'steps.FIGHT.sides.SIDE.combatants[NAME]"
+                            ".defense=2..6' (paths: docs/day.md 'Sweeps over a day').")
+    with bar("sweep", path, quiet) as update:
+        df = sweep_day(path, parse_vary(vary), days=days, seed=seed, jobs=jobs, overrides=parse_sets(sets),
+                       progress=update)
+    write_out(df, out, as_json)
+    if as_json:
+        return emit_json("sweep", df)
+    echo(sweep_day_text(df))
+
+
 def compare_days_command(a, b, sets, sets_b, days, seed, jobs, max_rounds, out, as_json, report_dir, quiet):
     """`skirmish compare` of two day files."""
     from sim.cli_analysis import bar, emit_json, write_out
