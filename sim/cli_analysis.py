@@ -245,6 +245,11 @@ def tune(scenario, params, target, rngs, max_n, play, skirmishes, seed, jobs, ma
     or with two --param the pairs of a small grid nearest it.
 
     Exits with status 3 (after printing the table) when the target is unreachable in the range."""
+    from sim.day.compare import is_day_file
+    if is_day_file(scenario):
+        from sim.cli_day import tune_day_command
+        return tune_day_command(scenario, params, target, rngs, max_n, play, skirmishes, seed, jobs, max_rounds,
+                                sets, out, as_json, report_dir, quiet)
     from sim.analysis import tune as tune_fn
     from sim.analysis.tune import parse_target, parse_tune_range
     with naming(scenario):

@@ -221,6 +221,40 @@ def sweep_day_command(path, vary, precision, play, days, seed, jobs, max_rounds,
     echo(sweep_day_text(df))
 
 
+def tune_day_command(path, params, target, rngs, max_days, play, days, seed, jobs, max_rounds, sets, out, as_json,
+                     report_dir, quiet):
+    """`skirmish tune` of a day file (sim.day.tune.tune_day): -n and --max count days."""
+    from sim.analysis.tune import parse_tune_range
+    from sim.cli_analysis import _exit_unless, bar, emit_json, parse_sets, write_out
+    from sim.day.tune import parse_day_target, tune_day
+    from sim.errors import ScenarioError
+    refused = [name for name, given in (("a second --param", len(params) > 1), ("--play best", play == "best"),
+                                        ("--max-rounds", max_rounds), ("--report", report_dir)) if given]
+    if refused:
+        raise ScenarioError(f"{', '.join(refused)} {'is' if len(refused) == 1 else 'are'} not taken by a tune of a "
+                            "day file: tune one --param, write rounds into the day's `run: max_rounds`, and use "
+                            "`skirmish day FILE --report DIR` for the answer's page.")
+    metric, rate = parse_day_target(target)
+    lo, hi = parse_tune_range(rngs[0]) if rngs else (None, None)
+    with bar("tune", path, quiet) as update:
+        df = tune_day(path, params[0], metric, rate, lo, hi, days=days, seed=seed, jobs=jobs, max_days=max_days,
+                      overrides=parse_sets(sets), progress=update)
+    write_out(df, out, as_json)
+    meta = df.attrs["analysis"]
+    if as_json:
+        emit_json("tune", df)
+        return _exit_unless(meta["status"] != "unreachable")
+    echo(meta["message"])
+    echo(f"\n  {'value':>7}  {metric:<30} {'vs answer (paired), pts':<26} days")
+    for r in df.to_dict("records"):
+        answer = r["role"] == "answer"
+        vs = "" if answer else (f"{100 * r['diff_vs_answer']:+.1f} [{100 * r['diff_vs_answer_lo']:+.1f}, "
+                                f"{100 * r['diff_vs_answer_hi']:+.1f}]")
+        rate_text = f"{100 * r[metric]:5.1f}% [{100 * r[metric + '_lo']:.1f}, {100 * r[metric + '_hi']:.1f}]"
+        echo(f"  {str(r['value']):>7}  {rate_text:<30} {vs:<26} {r['days']:,}{'  <- answer' if answer else ''}")
+    _exit_unless(meta["status"] != "unreachable")
+
+
 def compare_days_command(a, b, sets, sets_b, days, seed, jobs, max_rounds, out, as_json, report_dir, quiet):
     """`skirmish compare` of two day files."""
     from sim.cli_analysis import bar, emit_json, write_out
