@@ -324,7 +324,13 @@ TUNE_CONSTANTS = ("message", "rule_options", "param", "target_side", "target", "
 @common_options
 def sensitivity(scenario, combatants, play, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir,
                 quiet):
-    """Stat weights: each numeric stat one step up and down, paired change in win rates, ranked."""
+    """Stat weights: each numeric stat one step up and down, paired change in win rates, ranked
+    (of a day file: the party's stats, priced in points of day survival)."""
+    from sim.day.compare import is_day_file
+    if is_day_file(scenario):
+        from sim.cli_day import sensitivity_day_command
+        return sensitivity_day_command(scenario, combatants, play, skirmishes, seed, jobs, max_rounds, sets, out,
+                                       as_json, report_dir, quiet)
     from sim.analysis import sensitivity as sens_fn
     with bar("sensitivity", scenario, quiet) as update:
         df = sens_fn(scenario, list(combatants) or None, n=skirmishes or 20000, seed=seed, jobs=jobs,

@@ -255,6 +255,27 @@ def tune_day_command(path, params, target, rngs, max_days, play, days, seed, job
     _exit_unless(meta["status"] != "unreachable")
 
 
+def sensitivity_day_command(path, members, play, days, seed, jobs, max_rounds, sets, out, as_json, report_dir,
+                            quiet):
+    """`skirmish sensitivity` of a day file (sim.day.sensitivity): -n counts days."""
+    from sim.cli_analysis import bar, emit_json, parse_sets, write_out
+    from sim.day.sensitivity import sensitivity_day, sensitivity_day_text
+    from sim.errors import ScenarioError
+    refused = [name for name, given in (("--play best", play == "best"), ("--max-rounds", max_rounds),
+                                        ("--report", report_dir)) if given]
+    if refused:
+        raise ScenarioError(f"{', '.join(refused)} {'is' if len(refused) == 1 else 'are'} not taken by a sensitivity "
+                            "of a day file: write rounds into the day's `run: max_rounds`, and use `skirmish day "
+                            "FILE --report DIR` for the day's page.")
+    with bar("sensitivity", path, quiet) as update:
+        df = sensitivity_day(path, list(members) or None, days=days or 5000, seed=seed, jobs=jobs,
+                             overrides=parse_sets(sets), progress=update)
+    write_out(df, out, as_json)
+    if as_json:
+        return emit_json("sensitivity", df)
+    echo(sensitivity_day_text(df))
+
+
 def compare_days_command(a, b, sets, sets_b, days, seed, jobs, max_rounds, out, as_json, report_dir, quiet):
     """`skirmish compare` of two day files."""
     from sim.cli_analysis import bar, emit_json, write_out

@@ -27,7 +27,8 @@ from sim.schema import validate_record
 HEADS = ("steps", "party", "rules", "day_rules")
 
 
-def _join(parts: list) -> str:
+def join_path(parts: list) -> str:
+    """Path segments (sim.overrides.split_path) written back as a path."""
     out = ""
     for p in parts:
         if isinstance(p, tuple):
@@ -54,13 +55,13 @@ def _fight_overrides(day: Day, overrides: dict) -> tuple[dict[str, dict], dict]:
             if name not in per_fight or len(rest) < 2:
                 raise ScenarioError(f"names no fight of the day; its fights: {', '.join(map(repr, per_fight))} "
                                     "(steps.FIGHT.PATH, PATH in that fight's scenario).", path=path)
-            per_fight[name][_join(rest[1:])] = value
+            per_fight[name][join_path(rest[1:])] = value
         elif head == "party":
             for f in day.fights:
-                per_fight[f.name][_join(["sides", f.scenario.side_names[f.party_index], *rest])] = value
+                per_fight[f.name][join_path(["sides", f.scenario.side_names[f.party_index], *rest])] = value
         elif head == "rules":
             for f in day.fights:
-                per_fight[f.name][_join(["rules", *rest])] = value
+                per_fight[f.name][join_path(["rules", *rest])] = value
         else:
             if len(rest) != 1 or not isinstance(rest[0], str):
                 raise ScenarioError("names a day option as day_rules.OPTION.", path=path)
