@@ -58,18 +58,25 @@ def day(day_file, days, seed, jobs, as_json, out, report_dir, trace_day, represe
     from sim.io import check_output_folder
     from sim.progress import progress_bar
     loaded = sim.day.load_day(day_file, days=days, seed=seed)
+    if rest_name is not None:
+        return _where_to_rest(loaded, rest_name, jobs, as_json, quiet, out=out, report=report_dir,
+                              representative=representative, precision=precision, run_dir=run_dir,
+                              trace_day=trace_day is not None, summary_only=summary_only, resume=resume,
+                              backend=backend != "threads" or scheduler)
     if trace_day is not None:
         from sim.day.trace import trace_day as traced
+        given = [name for name, v in (("--out", out), ("--report", report_dir), ("--representative", representative),
+                                      ("--precision", precision), ("--summary-only", summary_only),
+                                      ("--run-dir", run_dir), ("--resume", resume), ("--json", as_json)) if v]
+        if given:
+            raise ScenarioError(f"--trace-day prints one day blow by blow and plays no other; it does not take "
+                                f"{', '.join(given)}. Drop {'it' if len(given) == 1 else 'them'}, or drop --trace-day.")
         if trace_day >= int(loaded.run["days"]):
             raise ScenarioError(f"--trace-day {trace_day} is past the run of {int(loaded.run['days']):,} days "
                                 f"(0..{int(loaded.run['days']) - 1}); give a smaller K or a larger -n.")
         echo(traced(loaded, trace_day))
         return
     _check_options(out, report_dir, representative, precision, days, summary_only, run_dir, resume)
-    if rest_name is not None:
-        return _where_to_rest(loaded, rest_name, jobs, as_json, quiet, out=out, report=report_dir,
-                              representative=representative, precision=precision, run_dir=run_dir,
-                              backend=backend != "threads" or scheduler)
     for folder, option in ((out, "--out"), (report_dir, "--report"), (run_dir, "--run-dir")):
         if folder:
             check_output_folder(folder, option)

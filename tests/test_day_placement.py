@@ -68,3 +68,12 @@ def test_the_command_prints_json_and_refuses_what_it_does_not_take(tmp_path):
     assert bad.exit_code == 2 and "does not take --out" in bad.output and not (tmp_path / "o").exists()
     unknown = runner.invoke(main, ["day", str(ROAD), "--where-to-rest", "inn"])
     assert unknown.exit_code == 2 and "names no rest" in unknown.output
+
+
+@pytest.mark.parametrize("extra,named", [(["--where-to-rest", "camp", "--trace-day", "2"], "--trace-day"),
+                                         (["--where-to-rest", "camp", "--summary-only"], "--summary-only"),
+                                         (["--trace-day", "2", "--summary-only"], "--summary-only"),
+                                         (["--trace-day", "2", "--json"], "--json")])
+def test_options_that_would_be_ignored_together_are_refused(extra, named):
+    out = CliRunner().invoke(main, ["day", str(ROAD), "-n", "20", *extra])
+    assert out.exit_code == 2 and named in out.output and "does not take" in out.output
