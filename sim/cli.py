@@ -405,6 +405,7 @@ from sim import cli_report  # noqa: E402,F401
 from sim import cli_analysis  # noqa: E402,F401  (registers sweep, tune, sensitivity, tournament)
 from sim import cli_optimize  # noqa: E402,F401  (registers optimize)
 from sim import cli_day  # noqa: E402,F401  (registers day and gauntlet)
+from sim import cli_matters  # noqa: E402,F401  (registers matters)
 
 if __name__ == "__main__":  # pragma: no cover
     # Run as `python -m sim.cli`, this file is the module __main__, while cli_report and

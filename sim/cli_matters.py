@@ -1,0 +1,39 @@
+"""`skirmish matters`: who matters, each combatant benched in turn (sim/analysis/matters.py)."""
+from __future__ import annotations
+
+import click
+
+from sim.cli import EXIT_STATUSES, JOBS, ROUNDS, SEED, SKIRMISHES, echo, main, note_cores, writable_file_option
+
+
+@main.command(epilog=EXIT_STATUSES)
+@click.argument("scenario")
+@click.option("-n", "--skirmishes", type=SKIRMISHES, default=20000, show_default=True,
+              help="Skirmishes for the fight with everyone and for each benched combatant.")
+@click.option("--seed", type=SEED, help="Random seed (default: the scenario's run.seed).")
+@click.option("--jobs", "-j", type=JOBS, default=1, show_default=True,
+              callback=lambda _ctx, _param, jobs: note_cores(jobs) or jobs, help="Chunks played side by side.")
+@click.option("--max-rounds", type=ROUNDS, help="Rounds before a fight counts as unfinished.")
+@click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", help="Override a scenario value first.")
+@click.option("--out", type=click.Path(dir_okay=False), callback=writable_file_option,
+              help="Write the table: X.parquet (default) or X.csv, atomically.")
+@click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object instead of text.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def matters(scenario, skirmishes, seed, jobs, max_rounds, sets, out, as_json, quiet):
+    """Who matters: each combatant of SCENARIO benched in turn (present, never acting,
+    never a target), on the same dice; the change in its side's win rate, ranked."""
+    from sim.analysis.matters import matters as matters_fn, matters_text
+    from sim.cli_analysis import bar, emit_json, parse_sets, write_out
+    from sim.day.compare import is_day_file
+    from sim.errors import ScenarioError
+    if is_day_file(scenario):
+        raise ScenarioError(f"{scenario} is a day file; `skirmish matters` benches the combatants of one scenario. "
+                            "Give one of the day's scenario files, or price the party's stats over the day with "
+                            "`skirmish sensitivity DAY`.")
+    with bar("matters", scenario, quiet) as update:
+        df = matters_fn(scenario, n=skirmishes, seed=seed, jobs=jobs, max_rounds=max_rounds,
+                        overrides=parse_sets(sets), progress=update)
+    write_out(df, out, as_json)
+    if as_json:
+        return emit_json("matters", df)
+    echo(matters_text(df))
