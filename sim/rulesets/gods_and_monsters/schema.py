@@ -1,7 +1,8 @@
 """Gods & Monsters: the stat block, the rule options and the policy parameters.
 
-Every rule option resolves a gap or contradiction listed in ../shared/rules/NOTES.md
-section 2; docs/rules/gods_and_monsters.md gives the passage each one reads.
+Every rule option resolves a gap or contradiction of the Conflicts chapter
+(docs/rules/gods_and_monsters.md, 'Gaps and contradictions'); that page gives the passage
+each one reads.
 """
 from __future__ import annotations
 
@@ -114,19 +115,21 @@ RULE_OPTIONS = {
         "simultaneous: every attack of a round is rolled against the state at its start and applied "
         "together, so both sides can fall in one round (\"Everything happens at once\"); sequential: sides "
         "act in the order the scenario lists them, each seeing the damage of those before (the worked "
-        "example's narration). NOTES 2, contradiction 5.", choices=("simultaneous", "sequential")),
+        "example's narration). docs/rules/gods_and_monsters.md, Gaps and contradictions, "
+        "'Everything at once'.", choices=("simultaneous", "sequential")),
     "surprised_first_round": Field(
         "choice", "lose_round",
         "lose_round: surprised combatants cannot act in the first round (the text); attack_at_penalty: they may "
-        "attack at `surprised_first_round_penalty` (the worked example offers Charlotte -6). NOTES 2, "
-        "contradiction 1.", choices=("lose_round", "attack_at_penalty")),
+        "attack at `surprised_first_round_penalty` (the worked example offers Charlotte -6). "
+        "docs/rules/gods_and_monsters.md, Gaps and contradictions, 'Surprised in the first round'.",
+        choices=("lose_round", "attack_at_penalty")),
     "surprised_first_round_penalty": Field(
         "int", 6, "attack penalty in the first round when `surprised_first_round` is attack_at_penalty",
         min=0, max=40),
     "surprise_roll_for_aware": Field(
         "bool", False,
         "false: only unaware and sleeping combatants roll for surprise; true: aware ones roll too, at +4. "
-        "NOTES 2, contradiction 2."),
+        "docs/rules/gods_and_monsters.md, Gaps and contradictions, 'Surprise bonus if aware'."),
     "snap_out_roll": Field(
         "choice", "best",
         "which score a surprised combatant rolls against to snap out (\"either a Willpower or Fortitude "
@@ -135,8 +138,9 @@ RULE_OPTIONS = {
     "health_check": Field(
         "choice", "immediate",
         "immediate: the roll to stay conscious is made as soon as damage lands (the worked example); "
-        "end_of_round: after both sides act (the text). Only differs under sequential resolution. NOTES 2, "
-        "contradiction 4.", choices=("immediate", "end_of_round")),
+        "end_of_round: after both sides act (the text). Only differs under sequential resolution. "
+        "docs/rules/gods_and_monsters.md, Gaps and contradictions, 'When unconsciousness is checked'.",
+        choices=("immediate", "end_of_round")),
     "verve_archetypes": Field(
         "list", ["warrior"], "archetypes for which fighting is archetypal, so fighting damage comes off verve "
         "first", item=Field("str")),

@@ -25,7 +25,8 @@ def timing(setup, state) -> tuple[np.ndarray, np.ndarray]:
     """Who acts before the opponents this round, and who pays 1 Momentum for it.
 
     Confused acts after; Prepared before; Fluid chooses freely; Off-Balance chooses every
-    round (NOTES 1, contradiction 5) and pays 1 Momentum to go first.
+    round (docs/rules/lens.md, Gaps and contradictions, 'Off-Balance every round') and
+    pays 1 Momentum to go first.
     """
     pref = setup.pol["timing"][None, :]
     early_pref = (pref == BEFORE) | ((pref == AUTO) & (body_frac(setup, state) >= 0.5))

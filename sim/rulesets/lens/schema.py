@@ -1,7 +1,7 @@
 """The Lens: stat blocks (characters and monsters), rule options, policy parameters.
 
-Every rule option resolves a gap or contradiction of NOTES.md section 1;
-docs/rules/lens.md cites the passage each one reads.
+Every rule option resolves a gap or contradiction of the Lens skirmish page
+(docs/rules/lens.md, 'Gaps and contradictions'); that page cites the passage each one reads.
 """
 from __future__ import annotations
 
@@ -161,26 +161,30 @@ RULE_OPTIONS = {
     "recovery": Field("choice", "body", "unspent Momentum becomes Recovery: body (1:1 into Body below maximum) or "
                       "none (the other aspect pools are not modelled)", choices=("body", "none")),
     "attack_sacrifice_at_zero": Field("choice", "miss", "a Sacrifice's costly hit with no Momentum left "
-                                      "(contradiction 7): miss (cannot pay, the attack misses) or owe (hit and "
-                                      "lose 1 Momentum next round)", choices=("miss", "owe")),
+                                      "(docs/rules/lens.md, Gaps and contradictions, 'Sacrifice at zero "
+                                      "Momentum'): miss (cannot pay, the attack misses) or owe (hit and lose 1 "
+                                      "Momentum next round)", choices=("miss", "owe")),
     "botch_ends_turn": Field("bool", True, "an attack Botch ends the character's actions this round"),
-    "tag_cost": Field("int", 1, "Momentum per Tag action attaching one weapon tag (contradiction 4: \"each "
-                      "action spends 1\"); 0 makes tags free within the training cap", min=0, max=5),
+    "tag_cost": Field("int", 1, "Momentum per Tag action attaching one weapon tag (\"Each ACTION or REACTION "
+                      "... spends 1 Momentum\": docs/rules/lens.md, Gaps and contradictions, 'One Momentum "
+                      "per action'); 0 makes tags free within the training cap", min=0, max=5),
     "triumph_tag_over_cap": Field("bool", True, "the Triumph's extra tag may exceed the training cap "
-                                  "(contradiction 8)"),
+                                  "(docs/rules/lens.md, Gaps and contradictions, 'Triumph tag over the cap')"),
     "parry_rows": Field("choice", "riposte", "riposte: Parry Success negates, Triumph negates and grants a free "
                         "riposte; literal: the rows as printed (Dodge's wording: move, attacker PRONE). "
-                        "Contradiction 1.", choices=("riposte", "literal")),
+                        "docs/rules/lens.md, Gaps and contradictions, 'Parry rows'.", choices=("riposte", "literal")),
     "mitigate_sacrifice": Field("choice", "reduced_with_tags", "the truncated Mitigate Sacrifice row "
-                                "(contradiction 3): full damage and tags, or (defender's choice) "
+                                "(docs/rules/lens.md, Gaps and contradictions, 'Mitigate Sacrifice row'): "
+                                "full damage and tags, or (defender's choice) "
                                 "reduced_with_tags (damage - AR, tags kept) / reduced_lose_momentum (damage - AR, "
                                 "lose 1 Momentum) / full (no alternative)",
                                 choices=("reduced_with_tags", "reduced_lose_momentum", "full")),
     "abjure_rows": Field("choice", "success_resists", "Abjure's unpublished rows: success_resists (Success and "
                          "Triumph nullify a magical attack) or half_on_sacrifice (also halves it on a Sacrifice)",
                          choices=("success_resists", "half_on_sacrifice")),
-    "defences_per_attack": Field("choice", "one", "one (\"Only one defense can be selected per Attack\", "
-                                 "contradiction 6) or mitigate_stacks (Mitigate after an active defence fails)",
+    "defences_per_attack": Field("choice", "one", "one (\"Only one defense can be selected per Attack\": "
+                                 "docs/rules/lens.md, Gaps and contradictions, 'One defence per attack') or "
+                                 "mitigate_stacks (Mitigate after an active defence fails)",
                                  choices=("one", "mitigate_stacks")),
     "monster_armor": Field("choice", "reduce", "a monster's Armor Rating on a connecting player attack: reduce "
                            "(damage - AR unless a tag ignores armour, e.g. PIERCING) or ignore",

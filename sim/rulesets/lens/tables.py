@@ -2,8 +2,8 @@
 
 Everything a designer might want to retune is a row here; the condition and tag
 tables can be replaced per scenario through the rule options `conditions` and `tags`.
-Sources: /work/shared/rules/the-lens-skirmish.txt and NOTES.md section 1 (the ladders
-come from the public reference's challenge and abilities tables).
+Sources: the Lens skirmish page and, for the ladders, the public reference's challenge
+and abilities tables (docs/rules/lens.md, 'The challenge').
 """
 from __future__ import annotations
 
@@ -72,12 +72,14 @@ DEFENCE_ROWS = {
         "text": [_row(def_cond=STUN), FULL, _row(negate=1), _row(negate=1, att_cond=STUN), _row(negate=1, lock=1)],
     },
     "dodge": {
-        # Triumph says "Full attack blocked": read as dodged (NOTES 1, contradiction 2).
+        # Triumph says "Full attack blocked": read as dodged
+        # (docs/rules/lens.md, Gaps and contradictions, 'Dodge Triumph blocked').
         "text": [_row(def_cond=PRONE), FULL, _row(negate=1, move=1), _row(negate=1, move=1, att_cond=PRONE),
                  _row(negate=1, def_cond=HAMSTRUNG)],
     },
     "parry": {
-        # Success/Triumph repeat Dodge's wording; the summary promises a riposte (contradiction 1).
+        # Success/Triumph repeat Dodge's wording; the summary promises a riposte
+        # (docs/rules/lens.md, Gaps and contradictions, 'Parry rows').
         "riposte": [_row(def_cond=DISARMED), FULL, _row(negate=1), _row(negate=1, riposte=1),
                     _row(negate=1, def_cond=HAMSTRUNG)],
         "literal": [_row(def_cond=DISARMED), FULL, _row(negate=1, move=1), _row(negate=1, move=1, att_cond=PRONE),
@@ -92,9 +94,10 @@ def defence_table(choices: dict[str, str]) -> dict[str, np.ndarray]:
     return {col: np.array([[r[i] for r in rs] for rs in rows], dtype=np.int8) for i, col in enumerate(_COLS)}
 
 
-# Conditions: lasting effects are unpublished. Default (NOTES 1): each costs the bearer
-# 1 Momentum next round; DISARMED also forbids Parry and weapon attacks until a
-# 1-Momentum Use re-arms. Monsters have no Momentum: a condition costs them attacks.
+# Conditions: lasting effects are unpublished. Default (docs/rules/lens.md, Gaps and
+# contradictions, 'Conditions'): each costs the bearer 1 Momentum next round; DISARMED
+# also forbids Parry and weapon attacks until a 1-Momentum Use re-arms. Monsters have no
+# Momentum: a condition costs them attacks.
 CONDITION_FIELDS = ("momentum_loss", "attacks_lost", "no_parry", "no_weapon_attack", "no_dodge", "until_rearmed")
 DEFAULT_CONDITIONS = {
     "STUN": {"momentum_loss": 1, "attacks_lost": 1, "no_parry": False, "no_weapon_attack": False,

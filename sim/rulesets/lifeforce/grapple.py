@@ -11,7 +11,10 @@ from sim.rulesets.lifeforce.tables import GRAPPLING, PINNED
 
 
 def keep_roll(rolls: np.ndarray, advantage: np.ndarray) -> np.ndarray:
-    """rolls (..., 2); advantage > 0 keeps the better, < 0 the worse, 0 the first (NOTES 3)."""
+    """rolls (..., 2); advantage > 0 keeps the better, < 0 the worse, 0 the first.
+
+    docs/rules/lifeforce.md, Gaps and contradictions, 'Advantage and disadvantage'.
+    """
     return np.where(advantage > 0, rolls.max(axis=-1), np.where(advantage < 0, rolls.min(axis=-1), rolls[..., 0]))
 
 

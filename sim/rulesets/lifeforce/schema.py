@@ -1,7 +1,7 @@
 """Lifeforce: the stat block, the rule options and the policy parameters.
 
-Every rule option resolves a gap or contradiction listed in shared/rules/NOTES.md
-section 3 or found in the text; docs/rules/lifeforce.md gives the passage each reads.
+Every rule option resolves a gap or contradiction of the Lifeforce skirmish text
+(docs/rules/lifeforce.md, 'Gaps and contradictions'); that page gives the passage each reads.
 """
 from __future__ import annotations
 
@@ -59,18 +59,21 @@ COMBATANT_FIELDS = {
 RULE_OPTIONS = {
     "attack_die": Field(
         "int", 100, "sides of the attack die: an attack hits when d<sides> + Offence exceeds the Defence, ties "
-        "to the defender (NOTES 3, gap 'Attack roll'; the text names no die)", min=2, max=1000),
+        "to the defender (the text names no die: docs/rules/lifeforce.md, Gaps and contradictions, "
+        "'Attack roll')", min=2, max=1000),
     "stunt_step": Field(
         "int", 15, "one stunt point per this many points by which the roll exceeds the Defence, counted from the "
         "Defence (\"for every additional 15 by which they succeed\")", min=1, max=1000),
     "strength_benefit_divisor": Field(
         "int", 10, "Strength Benefit = floor(Strength / this) where a creature gives Strength but no "
-        "`strength_benefit` (NOTES 3, gap 'Strength Benefit')", min=1, max=1000),
+        "`strength_benefit` (docs/rules/lifeforce.md, Gaps and contradictions, 'Strength Benefit')",
+        min=1, max=1000),
     "two_handed_multiplier": Field("float", 1.5, "Strength Benefit multiplier for two-handed weapons (text: 1.5, "
                                    "truncated)", min=0, max=10),
     "turn_order_by": Field(
         "choice", "reaction", "which attribute orders turns: the text says Initiative but sorts by Reaction "
-        "(NOTES 3, contradiction 1)", choices=("reaction", "initiative")),
+        "(docs/rules/lifeforce.md, Gaps and contradictions, 'Initiative or Reaction')",
+        choices=("reaction", "initiative")),
     "turn_order_reroll": Field(
         "choice", "never", "never: the d10 roll-offs for ties are made once when combat begins (\"the first "
         "thing that must be done\"), Hastened/Slowed re-sort every round; each_round: roll-offs every round",
@@ -87,8 +90,10 @@ RULE_OPTIONS = {
         "until it is used or the creature begins another action (until_used) or only until its next turn "
         "(next_turn)", choices=("until_used", "next_turn")),
     "reaction_actions": Field(
-        "choice", "both", "Shield Block and Attack of Opportunity are \"2 AP or Reaction\" (NOTES 3, "
-        "contradiction 4): both forms, reaction only, or ap only", choices=("both", "reaction", "ap")),
+        "choice", "both", "Shield Block and Attack of Opportunity are \"2 AP or Reaction\" "
+        "(docs/rules/lifeforce.md, Gaps and contradictions, '2 AP or Reaction'): both forms, reaction only, "
+        "or ap only",
+        choices=("both", "reaction", "ap")),
     "charge_moves_on_attack_phase": Field(
         "bool", True, "a Charge also moves in the phase its attack is made (each AP spent moves); false: only the "
         "preparing phase moves"),
@@ -97,21 +102,25 @@ RULE_OPTIONS = {
         "only) or no_actions (surprised creatures also take no actions in round 1)",
         choices=("flat_footed", "no_actions")),
     "defensive_stance_defences": Field(
-        "choice", "all", "which Defences Defensive Stance's \"+10 to your Defence\" raises (NOTES 3, "
-        "contradiction 7)", choices=("all", "touch", "touch_reflex")),
+        "choice", "all", "which Defences Defensive Stance's \"+10 to your Defence\" raises "
+        "(docs/rules/lifeforce.md, Gaps and contradictions, 'Defensive Stance Defence')",
+        choices=("all", "touch", "touch_reflex")),
     "skirmish_stunt_cells": Field(
-        "int", 1, "squares moved per Skirmish stunt: the text says 5 feet on a 1 m grid (NOTES 3, "
-        "contradiction 3)", min=0, max=10),
+        "int", 1, "squares moved per Skirmish stunt: the text says 5 feet on a 1 m grid "
+        "(docs/rules/lifeforce.md, Gaps and contradictions, 'Five feet on a 1 m grid')", min=0, max=10),
     "spell_stunt_costs": Field(
-        "choice", "literal", "the spell stunt table is misaligned (NOTES 3, contradiction 5): literal reads "
-        "Minor Critical at 2, weapon uses the weapon table's costs", choices=("literal", "weapon")),
+        "choice", "literal", "the spell stunt table is misaligned (docs/rules/lifeforce.md, Gaps and contradictions, "
+        "'Spell stunt table'): literal reads Minor Critical at 2, weapon uses the weapon table's costs",
+        choices=("literal", "weapon")),
     "seize_the_initiative": Field(
-        "choice", "hastened", "\"You gain Hasted for the next round\" (NOTES 3, contradiction 2): hastened adds "
-        "one source of Hastened for the next round; none disables the stunt", choices=("hastened", "none")),
+        "choice", "hastened", "\"You gain Hasted for the next round\" (docs/rules/lifeforce.md, Gaps and "
+        "contradictions, 'Hasted or Hastened'): hastened adds one source of Hastened for the next round; none "
+        "disables the stunt", choices=("hastened", "none")),
     "initiator_check": Field(
-        "choice", "d100_skill", "\"Initiator Level\" checks are undefined (NOTES 3, contradiction 8): "
-        "d100_skill rolls the attack die + the skill (Intimidate for Threaten, weapon skill + Offence for Knock "
-        "Prone) against the Defence; attack_total reuses the attack's total", choices=("d100_skill", "attack_total")),
+        "choice", "d100_skill", "\"Initiator Level\" checks are undefined (docs/rules/lifeforce.md, Gaps and "
+        "contradictions, 'Initiator Level checks'): d100_skill rolls the attack die + the skill (Intimidate for "
+        "Threaten, weapon skill + Offence for Knock Prone) against the Defence; attack_total reuses the attack's "
+        "total", choices=("d100_skill", "attack_total")),
     "critical_applies": Field(
         "choice", "before_armor", "Minor/Major Critical multiply the damage roll before Armor (before_armor) or "
         "the damage left after Armor (after_armor); truncated either way", choices=("before_armor", "after_armor")),
@@ -130,9 +139,10 @@ RULE_OPTIONS = {
         "choice", "status_quo", "a tied grappling check: status_quo (the engager fails; the dominant grappler "
         "stays dominant without progressing) or reroll", choices=("status_quo", "reroll")),
     "grapple_first_contest": Field(
-        "choice", "next_phase", "the text's second 'Engaging a Grapple' heading is about keeping one (NOTES 3, "
-        "contradiction 6): the per-phase decision to contest and the dominant grappler's check start in the "
-        "phase after the engagement (next_phase), or a first check follows the engagement at once (immediate)",
+        "choice", "next_phase", "the text's second 'Engaging a Grapple' heading is about keeping one "
+        "(docs/rules/lifeforce.md, Gaps and contradictions, 'Two Engaging a Grapple headings'): the per-phase "
+        "decision to contest and the dominant grappler's check start in the phase after the engagement "
+        "(next_phase), or a first check follows the engagement at once (immediate)",
         choices=("next_phase", "immediate")),
     "grappled_can_move": Field("bool", False, "whether creatures in a grapple may move (the text is silent)"),
     "held_keeps_preparation": Field("bool", False, "whether a creature that becomes Held keeps the preparation "

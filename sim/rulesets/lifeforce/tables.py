@@ -20,7 +20,8 @@ TOUCH, REFLEX, FORTITUDE, WILL = range(4)
 
 # Stunts: (name, weapon-table cost, spell-table cost or None, repeatable).
 # Spell costs follow the text's spell table read row by row; the rule option
-# `spell_stunt_costs: weapon` replaces them with the weapon costs (NOTES 3, contradiction 5).
+# `spell_stunt_costs: weapon` replaces them with the weapon costs
+# (docs/rules/lifeforce.md, Gaps and contradictions, 'Spell stunt table').
 STUNTS = (
     ("rapid_reload", 1, None, False),
     ("skirmish", 1, 1, True),
@@ -62,8 +63,9 @@ def stunt_costs(table: str, spell_costs: str) -> np.ndarray:
 # Conditions and what they do, as columns. offence: to the bearer's attack rolls;
 # melee_defence / ranged_defence: to the bearer's Defence against melee / ranged
 # attacks; moves: whether the bearer may move; begins: whether it may begin physical
-# actions other than contesting a grapple. Values come from NOTES 3 (Prone) and the
-# text (Held, Pinned, Defensive Stance); the rest only order turns or force targets.
+# actions other than contesting a grapple. Values come from the reading of Prone
+# (docs/rules/lifeforce.md, Gaps and contradictions, 'Prone') and the text (Held,
+# Pinned, Defensive Stance); the rest only order turns or force targets.
 CONDITION_FIELDS = ("offence", "melee_defence", "ranged_defence", "moves", "begins")
 CONDITIONS = {
     #                   offence melee ranged moves begins
@@ -109,5 +111,8 @@ def movement_split(movement, phase):
 
 
 def strength_benefit(strength, divisor: int):
-    """Default Strength Benefit, floor(Strength / divisor) (NOTES 3)."""
+    """Default Strength Benefit, floor(Strength / divisor).
+
+    docs/rules/lifeforce.md, Gaps and contradictions, 'Strength Benefit'.
+    """
     return np.floor_divide(strength, divisor)
