@@ -10,7 +10,7 @@ from sim.rulesets.lifeforce.turn_order import turn_order
 
 
 @pytest.mark.parametrize("offence, defence, expected", [
-    (20, 70, 0.50),   # equal skills hit half the time (NOTES 3)
+    (20, 70, 0.50),   # equal skills hit half the time (docs/rules/lifeforce.md, Gaps and contradictions, 'Attack roll')
     (30, 65, 0.65),
     (0, 50, 0.50),
     (0, 99, 0.01),    # only a 100 beats 99
