@@ -15,11 +15,14 @@ from sim.cli import EXIT_STATUSES, JOBS, ROUNDS, SEED, SKIRMISHES, echo, main, n
               callback=lambda _ctx, _param, jobs: note_cores(jobs) or jobs, help="Chunks played side by side.")
 @click.option("--max-rounds", type=ROUNDS, help="Rounds before a fight counts as unfinished.")
 @click.option("--set", "sets", multiple=True, metavar="PATH=VALUE", help="Override a scenario value first.")
+@click.option("--baseline", metavar="NAME",
+              help="Also replace each combatant in place by this stat block (of the scenario, its library or "
+                   "bestiary): what it is worth against an ordinary stand-in.")
 @click.option("--out", type=click.Path(dir_okay=False), callback=writable_file_option,
               help="Write the table: X.parquet (default) or X.csv, atomically.")
 @click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object instead of text.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def matters(scenario, skirmishes, seed, jobs, max_rounds, sets, out, as_json, quiet):
+def matters(scenario, skirmishes, seed, jobs, max_rounds, sets, baseline, out, as_json, quiet):
     """Who matters: each combatant of SCENARIO benched in turn (present, never acting,
     never a target), on the same dice; the change in its side's win rate, ranked."""
     from sim.analysis.matters import matters as matters_fn, matters_text
@@ -32,7 +35,7 @@ def matters(scenario, skirmishes, seed, jobs, max_rounds, sets, out, as_json, qu
                             "`skirmish sensitivity DAY`.")
     with bar("matters", scenario, quiet) as update:
         df = matters_fn(scenario, n=skirmishes, seed=seed, jobs=jobs, max_rounds=max_rounds,
-                        overrides=parse_sets(sets), progress=update)
+                        overrides=parse_sets(sets), baseline=baseline, progress=update)
     write_out(df, out, as_json)
     if as_json:
         return emit_json("matters", df)

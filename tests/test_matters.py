@@ -69,3 +69,13 @@ def test_the_command_ranks_every_combatant_and_refuses_a_day_file():
     assert "the party without Toromeen:" in text.output
     day = runner.invoke(main, ["matters", str(ROOT / "days/lens/troll_road.yaml")])
     assert day.exit_code == 2 and "is a day file" in day.output
+
+
+def test_a_baseline_stand_in_agrees_in_direction_and_a_combatant_standing_in_for_itself_changes_nothing():
+    goblins = ROOT / "scenarios/gods_and_monsters/goblin_ambush.yaml"
+    df = matters(goblins, n=2000, seed=3, baseline="Goblin").set_index("combatant")
+    for name in ("Brannoc", "Ysolde", "Father Aldous"):
+        assert df.loc[name, "baseline.delta"] < 0 and df.loc[name, "own_delta"] <= df.loc[name, "baseline.delta"]
+    assert np.isnan(df.loc["Goblin 3", "baseline.delta"])  # one copy of a counted block is not replaced
+    itself = matters(goblins, n=1000, seed=3, baseline="Brannoc").set_index("combatant")
+    assert (itself.loc["Brannoc", ["baseline.delta", "baseline.delta_lo", "baseline.delta_hi"]] == 0).all()

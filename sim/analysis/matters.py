@@ -7,6 +7,11 @@ other combatant keeps its place and its dice (they are keyed by the skirmish, th
 and the combatant's position, not by what happened before). Each benched fight is
 therefore skirmish k of the same run as the fight with everyone, and the change is
 paired skirmish by skirmish.
+
+With a baseline (`--baseline NAME`: a stat block of the scenario, or of its library or
+bestiary), each combatant is also replaced in place by that stat block under its own
+name: what it is worth against an ordinary stand-in. A copy of a block with `count` is
+not replaced (the stand-in would take every copy).
 """
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from sim.analysis.common import _run_settings, as_scenario, frame, paired_diff, provenance_columns
+from sim.errors import ScenarioError
 from sim.rulesets.base import DEAD
 from sim.runner import chunk_sizes
 from sim.stats import wilson
@@ -27,6 +33,56 @@ def benched_start(scen, setup, n: int, benched: int | None) -> dict | None:
     mod = day_rules_module(scen.ruleset_name)
     res = {k: np.full(n, v, np.int64) for k, v in mod.full(scen.combatants[benched].stats).items()}
     return mod.start(setup, n, len(scen.combatants), {benched: (res, np.full(n, DEAD, np.int64))})
+
+
+def baseline_block(scen, name: str) -> dict:
+    """The stat block called `name`: a combatant block of the scenario (its `count` left
+    out), else a `use:` entry of the scenario file's library or bestiary."""
+    import copy
+    from pathlib import Path
+    for side in scen.data["sides"].values():
+        for block in side.get("combatants") or []:
+            if isinstance(block, dict) and block.get("name") == name:
+                return {k: copy.deepcopy(v) for k, v in block.items() if k != "count"}
+    from sim.library import resolve
+    from sim.scenario import read_scenario_file
+    try:
+        raw, _ = read_scenario_file(scen.source)
+        base = Path(scen.source).resolve().parent
+    except (OSError, ScenarioError):
+        raw, base = {}, Path.cwd()
+    doc = {"ruleset": scen.ruleset_name, **{k: raw[k] for k in ("include", "bestiary") if raw.get(k) is not None},
+           "sides": {"x": {"combatants": [{"use": name}]}}}
+    try:
+        return resolve(doc, base, scen.source)["sides"]["x"]["combatants"][0]
+    except ScenarioError:
+        names = [b.get("name") for s in scen.data["sides"].values() for b in s.get("combatants") or []]
+        raise ScenarioError(f"--baseline {name!r} names no stat block of the scenario ({', '.join(map(str, names))}) "
+                            "nor of its library or bestiary; name one of them.", file=scen.source) from None
+
+
+def _block_of(scen, c: int) -> tuple[str, int, int]:
+    """(side name, block index, the block's count) of combatant c."""
+    k = 0
+    for side, body in scen.data["sides"].items():
+        for i, block in enumerate(body["combatants"]):
+            count = int(block.get("count", 1) or 1)
+            if k <= c < k + count:
+                return side, i, count
+            k += count
+    raise IndexError(c)
+
+
+def _replaced(scen, c: int, block: dict):
+    """The scenario with combatant c's block replaced by `block` under c's name, or None
+    when c is one copy of a counted block."""
+    from sim.overrides import set_path, side_path
+    from sim.scenario import load_scenario
+    side, i, count = _block_of(scen, c)
+    if count != 1:
+        return None
+    data = set_path(scen.data, side_path(side, f"combatants[{i}]"), {**block, "name": scen.combatants[c].name})
+    return load_scenario(data)
 
 
 def _winners(scen, setup, seed: int, n: int, max_rounds: int, benched: int | None, jobs: int, progress) -> np.ndarray:
@@ -47,11 +103,14 @@ def _winners(scen, setup, seed: int, n: int, max_rounds: int, benched: int | Non
 
 
 def matters(scenario, n: int | None = 20000, seed: int | None = None, jobs: int = 1, max_rounds: int | None = None,
-            overrides: dict | None = None, progress=None) -> pd.DataFrame:
+            overrides: dict | None = None, baseline: str | None = None, progress=None) -> pd.DataFrame:
     """One row per combatant: its side's win rate with it benched (95% interval), the
     paired change against the fight with everyone (points, 95% interval), the other
-    sides' changes, ranked by the size of the change to its own side."""
+    sides' changes, ranked by the size of the change to its own side. With `baseline`,
+    also its own side's paired change when the baseline stat block stands in for it
+    (`baseline.delta`, `_lo`, `_hi`; empty for a copy of a counted block)."""
     scen = as_scenario(scenario, overrides)
+    stand_in = baseline_block(scen, baseline) if baseline else None
     n, seed, max_rounds = _run_settings(scen, n, seed, max_rounds)
     setup = scen.ruleset.build(scen)
     scen.ruleset.warm(setup)
@@ -72,14 +131,30 @@ def matters(scenario, n: int | None = 20000, seed: int | None = None, jobs: int 
                 (base == s).astype(float), won)
         row["own_delta"] = row[f"{own}.delta"]
         row["significant"] = bool(row[f"{own}.delta_lo"] > 0 or row[f"{own}.delta_hi"] < 0)
+        if stand_in is not None:
+            row.update(_baseline_columns(scen, c, stand_in, base, seed, n, max_rounds, jobs, progress))
         row.update(provenance_columns(scen, scen, seed))
         rows.append(row)
     df = frame(rows, {"command": "matters", "skirmishes": n, "sides": list(sides)})
     df = df.loc[df["own_delta"].abs().sort_values(ascending=False, kind="stable").index].reset_index(drop=True)
     df.insert(0, "rank", range(1, len(df) + 1))
     df.attrs["analysis"] = {"command": "matters", "skirmishes": n, "sides": list(sides), "seed": seed,
-                            "scenario": scen.name}
+                            "scenario": scen.name, "baseline": baseline}
     return df
+
+
+def _baseline_columns(scen, c: int, block: dict, base: np.ndarray, seed: int, n: int, max_rounds: int, jobs: int,
+                      progress) -> dict:
+    other = _replaced(scen, c, block)
+    if other is None:
+        return {"baseline.win_rate": float("nan"), "baseline.delta": float("nan"), "baseline.delta_lo": float("nan"),
+                "baseline.delta_hi": float("nan")}
+    setup = other.ruleset.build(other)
+    w = _winners(other, setup, seed, n, max_rounds, None, jobs, progress)
+    s = scen.combatants[c].side
+    d = paired_diff((base == s).astype(float), (w == s).astype(float))
+    return {"baseline.win_rate": float((w == s).mean()), "baseline.delta": d[0], "baseline.delta_lo": d[1],
+            "baseline.delta_hi": d[2]}
 
 
 def matters_text(df: pd.DataFrame) -> str:
@@ -93,6 +168,11 @@ def matters_text(df: pd.DataFrame) -> str:
                     f"[{100 * r[side + '.delta_lo']:+.1f}, {100 * r[side + '.delta_hi']:+.1f}] "
                     f"({100 * r[side + '.base_rate']:.1f}% -> {100 * r[side + '.win_rate']:.1f}%)")
         lines.append(f"  {r['rank']:>3}. {sentence}" + ("" if r["significant"] else "  (no clear change)"))
+        if meta.get("baseline"):
+            lines.append(f"       with {meta['baseline']} in its place: " + (
+                "(one copy of a counted block: not replaced)" if r["baseline.delta"] != r["baseline.delta"] else
+                f"{100 * r['baseline.delta']:+.1f} points [{100 * r['baseline.delta_lo']:+.1f}, "
+                f"{100 * r['baseline.delta_hi']:+.1f}]"))
     return "\n".join(lines)
 
 
