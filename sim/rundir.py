@@ -40,6 +40,17 @@ TABLES = ("skirmishes", "combatants")
 MATCH_KEYS = ("format", "scenario_hash", "seed", "skirmishes", "chunk_size", "max_rounds", "crn", "mode")
 
 
+def merge_sound(done: set[int], sound, agg) -> None:
+    """Merge into `agg` each finished chunk whose files are whole (`sound(i)`: its
+    aggregate, or None); the others leave `done`, to be played again."""
+    for i in sorted(done):
+        part = sound(i)
+        if part is None:
+            done.discard(i)
+        else:
+            agg.merge(part)
+
+
 def subfolder_name(scenario_file) -> str:
     """The name a scenario gets inside `--run-dir` or `--out` when several are run: its
     file's stem, with leading dots made underscores. A file `...yaml` has the stem '..',
@@ -370,12 +381,7 @@ def run_chunked(scenario, n: int | None = None, seed: int | None = None, jobs: i
                     "package_version": sim.__version__, "scenario_data": scen.data}
         done = folder.prepare(manifest, resume) & set(range(len(sizes)))
     agg = Aggregate.empty(n_sides, len(scen.combatants))
-    for i in sorted(done):
-        part = folder.sound_agg(i, sizes[i], n_sides, len(scen.combatants), not summary_only)
-        if part is None:
-            done.discard(i)
-        else:
-            agg.merge(part)
+    merge_sound(done, lambda i: folder.sound_agg(i, sizes[i], n_sides, len(scen.combatants), not summary_only), agg)
     if progress is not None and done:
         progress(agg.n)
     data_json = json.dumps(scen.data, default=str)

@@ -35,13 +35,7 @@ def parse_target(text: str) -> tuple[str, float]:
     side, _, what = left.strip().rpartition(".")
     if what != "win_rate" or not side:
         raise ScenarioError(f"--target '{text}': only SIDE.win_rate=RATE can be tuned, e.g. party.win_rate=0.6.")
-    try:
-        rate = float(right)
-    except ValueError:
-        raise ScenarioError(f"--target '{text}': '{right}' is not a number; give a rate such as 0.6.") from None
-    if not 0 <= rate <= 1:
-        raise ScenarioError(f"--target '{text}': a win rate is between 0 and 1 (0.6 means 60%).")
-    return side, rate
+    return side, parse_rate(text, right, "0.6", "a win rate")
 
 
 class _Evaluator:
@@ -159,42 +153,58 @@ def tune(scenario, param: str, side: str, target: float, lo: int | None = None, 
     # Check each value's variant is valid before playing (e.g. survival 0 is not allowed).
     for v in (lo, hi):
         variant(base, {param: value_of(v)})
-    sa, sb = ev.side_of_target(lo, s, target), ev.side_of_target(hi, s, target)
-    a, b = lo, hi
-    status = "found"
-    if sa != 0 and sa == sb:
-        # Both ends on the same side: scan before calling it unreachable.
-        grid = sorted(set(np.linspace(lo, hi, min(SCAN_POINTS, hi - lo + 1)).round().astype(int).tolist()))
-        signs = {lo: sa, hi: sb}
-        for v in grid:
-            if v not in signs:
-                signs[v] = ev.side_of_target(v, s, target)
-        other = [v for v in grid if signs[v] != sa]
-        if not other:
-            status = "unreachable"
-        else:
-            a = max([v for v in grid if v < other[0]])
-            b = other[0]
-            sa, sb = sa, signs[b]
+    cands, status = bracket(lambda v: ev.side_of_target(v, s, target), lo, hi)
     if status == "found":
-        # Bisection on the sign relative to the target (ambiguous ends count as on target).
-        while b - a > 1 and sa != 0 and sb != 0:
-            m = (a + b) // 2
-            sm = ev.side_of_target(m, s, target)
-            if sm == 0:
-                a = b = m
-                break
-            if sm == sa:
-                a = m
-            else:
-                b, sb = m, sm
-        cands = sorted({a, b})
         ev.equalize(cands)  # the final choice compares both on the same skirmishes
         answer = min(cands, key=lambda v: (abs(ev.rate(v, s)[0] - target), v))
     else:
         answer = min(ev.outs, key=lambda v: (abs(ev.rate(v, s)[0] - target), v))
     ev.equalize([v for v in (answer - 1, answer, answer + 1) if lo <= v <= hi])
     return _table(base, ev, param, side, s, target, lo, hi, answer, status)
+
+
+def bracket(side_of, lo: int, hi: int, scan_points: int = SCAN_POINTS) -> tuple[list[int], str]:
+    """(the one or two values that bracket the target, "found"), or ([], "unreachable").
+    `side_of(v)`: +1 above the target, -1 below, 0 still holding it. Bisection on the
+    sign; when both ends are on the same side a grid of the range is scanned first, so a
+    crossing inside a non-monotone range is still found."""
+    sa, sb = side_of(lo), side_of(hi)
+    a, b = lo, hi
+    if sa != 0 and sa == sb:
+        grid = sorted(set(np.linspace(lo, hi, min(scan_points, hi - lo + 1)).round().astype(int).tolist()))
+        signs = {lo: sa, hi: sb}
+        for v in grid:
+            if v not in signs:
+                signs[v] = side_of(v)
+        other = [v for v in grid if signs[v] != sa]
+        if not other:
+            return [], "unreachable"
+        a, b = max(v for v in grid if v < other[0]), other[0]
+        sb = signs[b]
+    # Ambiguous ends count as on target.
+    while b - a > 1 and sa != 0 and sb != 0:
+        m = (a + b) // 2
+        sm = side_of(m)
+        if sm == 0:
+            a = b = m
+            break
+        if sm == sa:
+            a = m
+        else:
+            b, sb = m, sm
+    return sorted({a, b}), "found"
+
+
+def parse_rate(text: str, right: str, example: str, what: str = "a rate") -> float:
+    """The number after `=` of a --target, a rate in 0..1."""
+    try:
+        rate = float(right)
+    except ValueError:
+        raise ScenarioError(f"--target '{text}': '{right}' is not a number; give a rate such as {example}.") from None
+    if not 0 <= rate <= 1:
+        raise ScenarioError(f"--target '{text}': {what} is between 0 and 1 ({example} means "
+                            f"{100 * float(example):.0f}%).")
+    return rate
 
 
 def search_space(base, param: str, current, lo, hi):

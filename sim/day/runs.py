@@ -83,15 +83,10 @@ def play(day: Day, *, jobs: int = 1, backend: str = "threads", scheduler: str | 
     sizes = chunk_sizes(n)
     folder, done, agg = None, set(), empty()
     if run_dir is not None:
-        from sim.rundir import RunFolder
+        from sim.rundir import RunFolder, merge_sound
         folder = RunFolder(run_dir)
         done = folder.prepare(manifest(day, summary_only), resume, MATCH_KEYS) & set(range(len(sizes)))
-        for i in sorted(done):
-            part = _sound_chunk(folder, i, sizes[i], summary_only)
-            if part is None:
-                done.discard(i)
-            else:
-                agg.merge(part)
+        merge_sound(done, lambda i: _sound_chunk(folder, i, sizes[i], summary_only), agg)
         if progress is not None and done:
             progress(agg.n)
     meta = meta_of(day)

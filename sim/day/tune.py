@@ -31,13 +31,8 @@ def parse_day_target(text: str) -> tuple[str, float]:
                        or key.endswith(".dead")):
         raise ScenarioError(f"--target '{text}': a day is tuned for one of its rates: day.survival=RATE, "
                             "day.nobody_dies=RATE, fight.NAME.lost=RATE or MEMBER.dead=RATE (e.g. day.survival=0.8).")
-    try:
-        rate = float(right)
-    except ValueError:
-        raise ScenarioError(f"--target '{text}': '{right}' is not a number; give a rate such as 0.8.") from None
-    if not 0 <= rate <= 1:
-        raise ScenarioError(f"--target '{text}': a rate is between 0 and 1 (0.8 means 80%).")
-    return key, rate
+    from sim.analysis.tune import parse_rate
+    return key, parse_rate(text, right, "0.8")
 
 
 class _Days:
@@ -103,7 +98,7 @@ def tune_day(path, param: str, metric: str, target: float, lo: int | None = None
     above, probe) and its paired difference to the answer; `df.attrs["analysis"]`
     holds status ("found" or "unreachable") and the message."""
     import sim.day
-    from sim.analysis.tune import search_space
+    from sim.analysis.tune import bracket, search_space
     day = day_variant(path if isinstance(path, Day) else sim.day.load_day(path, days=days, seed=seed),
                       overrides or {})
     if param.split(".")[0] not in ("steps", "party"):
@@ -113,29 +108,8 @@ def tune_day(path, param: str, metric: str, target: float, lo: int | None = None
     value_of, lo, hi = search_space(scen, where, current, lo, hi)
     n = int(days or day.run["days"])
     ev = _Days(day, param, metric, value_of, n, int(max_days or 8 * n), jobs, progress)
-    sa, sb = ev.side_of_target(lo, target), ev.side_of_target(hi, target)
-    a, b, status = lo, hi, "found"
-    if sa != 0 and sa == sb:
-        grid = sorted(set(np.linspace(lo, hi, min(SCAN_POINTS, hi - lo + 1)).round().astype(int).tolist()))
-        signs = {v: ev.side_of_target(v, target) for v in grid}
-        other = [v for v in grid if signs[v] != sa]
-        if not other:
-            status = "unreachable"
-        else:
-            a, b, sb = max(v for v in grid if v < other[0]), other[0], signs[other[0]]
-    if status == "found":
-        while b - a > 1 and sa != 0 and sb != 0:
-            m = (a + b) // 2
-            sm = ev.side_of_target(m, target)
-            if sm == 0:
-                a = b = m
-                break
-            if sm == sa:
-                a = m
-            else:
-                b, sb = m, sm
-        candidates = sorted({a, b})
-    else:
+    candidates, status = bracket(lambda v: ev.side_of_target(v, target), lo, hi, SCAN_POINTS)
+    if status == "unreachable":
         candidates = sorted(ev.values)
     most = max(len(ev.values[v]) for v in candidates)
     answer = min(candidates, key=lambda v: (abs(ev.rate(v, most)[0] - target), v))
