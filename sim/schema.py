@@ -28,6 +28,9 @@ class Field:
     check: Callable[[Any, str], Any] | None = None  # extra validation, returns the value
     max_items: int | None = None
     shape: str | None = None  # what an "any" field holds, in words, for messages and docs
+    # A number the designer balances, stepped by `skirmish sensitivity`; False for a count
+    # that sets how a thing works (the actions a weapon's use takes), not how strong it is.
+    stat: bool = True
 
     @property
     def required(self) -> bool:

@@ -61,3 +61,12 @@ def test_only_party_members_are_stepped_and_the_command_refuses_what_it_does_not
     assert data["what"] == "day" and {r["combatant"] for r in data["rows"]} == {"Sam Stevens"}
     bad = runner.invoke(main, ["sensitivity", str(ROAD), "--play", "best"])
     assert bad.exit_code == 2 and "not taken by a sensitivity of a day file" in bad.output
+
+
+def test_counts_that_set_how_a_weapon_works_are_not_stepped():
+    from sim.analysis.sensitivity import stat_steps
+    scen = sim.load_scenario(SCEN / "arquebus_volley.yaml")
+    steps = [path for side, body in scen.data["sides"].items() for raw in body["combatants"]
+             for _, path, *_ in stat_steps(scen, side, 0, raw)]
+    assert steps and not any(p.endswith((".actions", ".loaded")) for p in steps)
+    assert any(p.endswith(".damage") for p in steps)  # the weapons' stats still are

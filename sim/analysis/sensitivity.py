@@ -4,7 +4,9 @@ numbers, ranked by how much they move the win rates.
 Which stats exist comes from the ruleset's declared `combatant_fields`: every `int`
 field of the stat block, every `int` field of records in its lists (a weapon's attack
 bonus), and every `dice` field (a weapon's damage) stepped along the die ladder
-d2-d4-d6-d8-d10-d12-d20 (or +-1 for a plain number). Nothing here knows a ruleset.
+d2-d4-d6-d8-d10-d12-d20 (or +-1 for a plain number), but those a ruleset declares
+`stat=False` (counts that set how a thing works, such as the actions a weapon's use
+takes). Nothing here knows a ruleset.
 """
 from __future__ import annotations
 
@@ -51,6 +53,8 @@ def stat_steps(scen, side: str, index: int, raw: dict) -> list[tuple[str, str, o
     prefix = side_path(side, "combatants" + pick_segment(raw["name"]))
     out = []
     for name, spec in fields.items():
+        if not spec.stat:
+            continue
         value = raw.get(name, None if spec.default is REQUIRED else spec.default)
         if spec.kind == "int" and isinstance(value, int) and not isinstance(value, bool):
             for step in (1, -1):
@@ -69,6 +73,8 @@ def stat_steps(scen, side: str, index: int, raw: dict) -> list[tuple[str, str, o
                     continue
                 label = f"{name}[{i}]" + (f" ({entry['name']})" if "name" in entry else "")
                 for sub, sspec in spec.item.fields.items():
+                    if not sspec.stat:
+                        continue
                     sval = entry.get(sub, None if sspec.default is REQUIRED else sspec.default)
                     path = f"{prefix}.{name}[{i}].{sub}"
                     if sspec.kind == "int" and isinstance(sval, int) and not isinstance(sval, bool):

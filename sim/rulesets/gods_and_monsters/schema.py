@@ -43,9 +43,9 @@ ATTACK_FIELDS = {
     "range": Field("float", None, "range in feet of a missile or thrown weapon; a weapon with a range "
                    "attacks anyone that far away (ranged combat)", min=1, max=100000),
     "actions": Field("int", 1, "actions one use takes (an arquebus: load, prime, fire = 3); outside close "
-                     "combat one of them is free", min=1, max=20),
+                     "combat one of them is free", min=1, max=20, stat=False),
     "loaded": Field("int", None, "actions already done before the fight (default: all but the last, so the "
-                    "first use takes one action; 0: unloaded)", min=0, max=19),
+                    "first use takes one action; 0: unloaded)", min=0, max=19, stat=False),
     "carried": Field("record", None, "a carried attack such as poison: takes effect on a successful called shot, "
                      "the target rolls `save` or takes `damage`", fields={
                          "damage": Field("dice", doc="damage dice of the carried effect"),
