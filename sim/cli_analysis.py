@@ -347,7 +347,13 @@ def sensitivity(scenario, combatants, play, skirmishes, seed, jobs, max_rounds, 
     echo(f"\n  {'#':>3} {'stat':<{width}} {'change':<{change_w}} " + "".join(f"{s:<30}" for s in sides))
     for _, r in df.iterrows():
         cells = "".join(f"{signed(r[f'{s}.delta'], r[f'{s}.delta_lo'], r[f'{s}.delta_hi']):<30}" for s in sides)
-        echo(f"  {r['rank']:>3} {r['combatant'] + ' ' + r['stat']:<{width}} {r['label']:<{change_w}} {cells}")
+        same = all(r[f"{s}.delta_lo"] == r[f"{s}.delta_hi"] == 0 for s in sides)
+        echo(f"  {r['rank']:>3} {r['combatant'] + ' ' + r['stat']:<{width}} {r['label']:<{change_w}} {cells}"
+             + ("  (no skirmish changed)" if same else ""))
+    skipped = df.attrs["analysis"].get("unstepped") or []
+    if skipped:
+        echo("\nNot stepped: " + "; ".join(f"{u['combatant']} {u['stat']} {u['step']} ({u['reason']})"
+                                          for u in skipped) + ".")
 
 
 @main.command()

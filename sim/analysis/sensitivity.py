@@ -128,6 +128,22 @@ def rules_input(scen) -> str:
     return h.hexdigest()
 
 
+def one_sided(name: str, steps: list[tuple]) -> list[dict]:
+    """The steps stat_steps left out because the value is at its field's limit (or at an
+    end of the die ladder): a stat stepped one way only, with the reason."""
+    ways: dict[str, dict[int, tuple]] = {}
+    for stat, _, old, _, step in steps:
+        ways.setdefault(stat, {})[step] = old
+    out = []
+    for stat, got in ways.items():
+        if len(got) == 1:
+            (step, old), = got.items()
+            limit = "the die ladder's end" if isinstance(old, str) else "the field's limit"
+            out.append({"combatant": name, "stat": stat, "step": "-1" if step > 0 else "+1",
+                        "reason": f"{old} is at {limit}"})
+    return out
+
+
 def next_read_step(base, base_input: str, path: str, old, new, step: int):
     """(new value, variant, kind) for the first value from `new` on, in the step's
     direction, that the combatant's kind accepts and the rules read differently from the
@@ -191,12 +207,17 @@ def sensitivity(scenario, combatants: list[str] | None = None, n: int | None = 2
     best_policies = None
     if check_play(play):
         base, best_policies = best_base(base, seed, jobs, max_rounds, progress=progress)
-    changes, scens = [], []
+    changes, scens, unstepped = [], [], []
     base_input = rules_input(base)
     for side, _, raw in stat_blocks(base, combatants):
-        for stat, path, old, new, step in stat_steps(base, side, 0, raw):
+        steps = stat_steps(base, side, 0, raw)
+        unstepped += one_sided(raw["name"], steps)
+        for stat, path, old, new, step in steps:
             found = next_read_step(base, base_input, path, old, new, step)
             if found is None:
+                unstepped.append({"combatant": raw["name"], "stat": stat, "step": "+1" if step > 0 else "-1",
+                                  "reason": f"no value past {old} within {MAX_STEPS} steps plays differently, or "
+                                            "the combatant's kind takes none"})
                 continue
             new, scen, kind = found
             changes.append((raw["name"], side, stat, path, old, new, step, step_label(old, new, kind)))
@@ -227,6 +248,6 @@ def sensitivity(scenario, combatants: list[str] | None = None, n: int | None = 2
     df = df.loc[order].reset_index(drop=True)
     df.insert(0, "rank", range(1, len(df) + 1))
     df.attrs["analysis"] = {"command": "sensitivity", "skirmishes": played.skirmishes,
-                            "combatants": combatants or "all", "play": play,
+                            "combatants": combatants or "all", "play": play, "unstepped": unstepped,
                             **({"play_policies": best_policies} if best_policies else {})}
     return df
