@@ -32,6 +32,20 @@ def naming(scenario):
         raise e.located(str(scenario)) from None
 
 
+def _where_option(ctx, param, value):
+    """--backend and --scheduler: where every analysis of this command plays its chunks."""
+    from sim.analysis.common import play_on
+    if "where.backend" not in ctx.meta and "where.scheduler" not in ctx.meta:
+        ctx.call_on_close(lambda: play_on("threads", None))  # a command in a notebook or test leaves no trace
+    ctx.meta[f"where.{param.name}"] = value
+    backend, scheduler = ctx.meta.get("where.backend") or "threads", ctx.meta.get("where.scheduler")
+    if param.name == "scheduler" or scheduler:
+        play_on(backend, scheduler)
+    elif param.name == "backend":
+        play_on(backend, None)
+    return value
+
+
 def common_options(f):
     opts = [
         click.option("-n", "--skirmishes", type=SKIRMISHES,
@@ -50,6 +64,13 @@ def common_options(f):
                      help="Also write an HTML report with figures into this folder."),
         click.option("--quiet", "-q", is_flag=True,
                      help="No progress bar (there is none anyway when stderr is not a terminal)."),
+        click.option("--backend", type=click.Choice(["threads", "loky", "dask"]), default="threads",
+                     show_default=True, expose_value=False, is_eager=True, callback=_where_option,
+                     help="Where chunks are played: threads of this process, local worker processes (loky), or a "
+                          "local dask cluster; the same results on each."),
+        click.option("--scheduler", metavar="ADDRESS", expose_value=False, callback=_where_option,
+                     help="Play on an existing dask cluster (implies --backend dask); its workers must see the "
+                          "scenario files."),
     ]
     for o in reversed(opts):
         f = o(f)

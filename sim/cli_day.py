@@ -203,9 +203,21 @@ def _write(result, out) -> list[str]:
             for name in TABLES]
 
 
+def _threads_only() -> None:
+    """A day's variants live in memory, where worker processes cannot load them."""
+    from sim.analysis.common import _WHERE
+    from sim.errors import ScenarioError
+    if _WHERE["backend"] != "threads":
+        raise ScenarioError("an analysis of a day file plays on threads of this process: its variants are made in "
+                            "memory, and worker processes load a day from its file. Drop --backend / --scheduler "
+                            "(use -j for threads), or play one variant written as its own day file with "
+                            "`skirmish day FILE --backend ...`.")
+
+
 def sweep_day_command(path, vary, precision, play, days, seed, jobs, max_rounds, sets, out, as_json, report_dir,
                       quiet):
     """`skirmish sweep` of a day file (sim.day.variants.sweep_day): -n counts days."""
+    _threads_only()
     from sim.cli_analysis import bar, emit_json, parse_sets, parse_vary, write_out
     from sim.day.variants import sweep_day, sweep_day_text
     from sim.errors import ScenarioError
@@ -231,6 +243,7 @@ def sweep_day_command(path, vary, precision, play, days, seed, jobs, max_rounds,
 def tune_day_command(path, params, target, rngs, max_days, play, days, seed, jobs, max_rounds, sets, out, as_json,
                      report_dir, quiet):
     """`skirmish tune` of a day file (sim.day.tune.tune_day): -n and --max count days."""
+    _threads_only()
     from sim.analysis.tune import parse_tune_range
     from sim.cli_analysis import _exit_unless, bar, emit_json, parse_sets, write_out
     from sim.day.tune import parse_day_target, tune_day
@@ -265,6 +278,7 @@ def tune_day_command(path, params, target, rngs, max_days, play, days, seed, job
 def sensitivity_day_command(path, members, play, days, seed, jobs, max_rounds, sets, out, as_json, report_dir,
                             quiet):
     """`skirmish sensitivity` of a day file (sim.day.sensitivity): -n counts days."""
+    _threads_only()
     from sim.cli_analysis import bar, emit_json, parse_sets, write_out
     from sim.day.sensitivity import sensitivity_day, sensitivity_day_text
     from sim.errors import ScenarioError

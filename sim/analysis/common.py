@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,12 +58,58 @@ def _tasks(scen: Scenario, sizes: list[int], first_chunk: int, seed: int, max_ro
     return [(data_json, scen.source, first_chunk + i, size, seed, max_rounds, crn) for i, size in enumerate(sizes)]
 
 
+# Where the analyses play their chunks (sim.backends): threads of this process unless a
+# caller says otherwise (`skirmish sweep --backend dask`, or `with playing_on("loky"):`).
+_WHERE = {"backend": "threads", "scheduler": None}
+
+
+@contextmanager
+def playing_on(backend: str = "threads", scheduler: str | None = None):
+    """Within the block, every analysis plays its chunks on `backend` (threads, loky or
+    dask; `scheduler`: an existing dask cluster). The results are the same on any."""
+    from sim.backends import check_backend
+    old = dict(_WHERE)
+    _WHERE.update(backend=check_backend(backend, scheduler), scheduler=scheduler)
+    try:
+        yield
+    finally:
+        _WHERE.update(old)
+
+
+def play_on(backend: str, scheduler: str | None) -> None:
+    """Set where the analyses play for the rest of the process (the command line's
+    --backend / --scheduler)."""
+    from sim.backends import check_backend
+    _WHERE.update(backend=check_backend(backend, scheduler), scheduler=scheduler)
+
+
+def _indexed_chunk(i: int, seed: int, size: int, data_json: str, source: str, chunk: int, max_rounds: int,
+                   crn: bool):
+    """A chunk task of play_all, numbered by its place in the list: the variants of an
+    analysis share chunk numbers, which key their dice."""
+    return play_chunk(data_json, source, chunk, size, seed, max_rounds, crn)
+
+
+def _execute_elsewhere(tasks: list, jobs: int, progress=None) -> list:
+    from sim.backends import play_all
+    got = {}
+    calls = [(i, seed, size, data_json, source, chunk, max_rounds, crn)
+             for i, (data_json, source, chunk, size, seed, max_rounds, crn) in enumerate(tasks)]
+    for i, out in play_all(_indexed_chunk, calls, jobs, _WHERE["backend"], _WHERE["scheduler"]):
+        got[i] = out
+        if progress is not None:
+            progress(tasks[i][3])
+    return [got[i] for i in range(len(tasks))]
+
+
 def _execute(tasks: list, jobs: int, progress=None):
     """Play the chunk tasks; `progress(k)` hears of each chunk's k skirmishes as it ends."""
     from sim.backends import local_workers
     from sim.threads import threaded
     if tasks:  # a cold cache compiles here, once, with its notice, not silently in the first chunk
         warm(_compiled(*tasks[0][:2])[0])
+    if _WHERE["backend"] != "threads":
+        return _execute_elsewhere(tasks, jobs, progress)
     finished = (out for _, out in threaded(play_chunk, tasks, local_workers(jobs, len(tasks)), ordered=True))
     outs = []
     for task, out in zip(tasks, finished):
