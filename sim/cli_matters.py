@@ -21,8 +21,10 @@ from sim.cli import EXIT_STATUSES, JOBS, ROUNDS, SEED, SKIRMISHES, echo, main, n
 @click.option("--out", type=click.Path(dir_okay=False), callback=writable_file_option,
               help="Write the table: X.parquet (default) or X.csv, atomically.")
 @click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object instead of text.")
+@click.option("--report", "report_dir", type=click.Path(file_okay=False),
+              help="Also write an HTML page (the ranked worth of each combatant, the stat blocks, the provenance).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def matters(scenario, skirmishes, seed, jobs, max_rounds, sets, baseline, out, as_json, quiet):
+def matters(scenario, skirmishes, seed, jobs, max_rounds, sets, baseline, out, as_json, report_dir, quiet):
     """Who matters: each combatant of SCENARIO benched in turn (present, never acting,
     never a target), on the same dice; the change in its side's win rate, ranked."""
     from sim.analysis.matters import matters as matters_fn, matters_text
@@ -33,10 +35,19 @@ def matters(scenario, skirmishes, seed, jobs, max_rounds, sets, baseline, out, a
         raise ScenarioError(f"{scenario} is a day file; `skirmish matters` benches the combatants of one scenario. "
                             "Give one of the day's scenario files, or price the party's stats over the day with "
                             "`skirmish sensitivity DAY`.")
+    if report_dir:
+        from sim.io import check_output_folder
+        check_output_folder(report_dir, "--report")
     with bar("matters", scenario, quiet) as update:
         df = matters_fn(scenario, n=skirmishes, seed=seed, jobs=jobs, max_rounds=max_rounds,
                         overrides=parse_sets(sets), baseline=baseline, progress=update)
     write_out(df, out, as_json)
+    if report_dir:
+        from sim.analysis.common import as_scenario
+        from sim.report.matters import report_matters
+        page = report_matters(df, as_scenario(scenario, parse_sets(sets)), report_dir)
+        if not as_json:
+            echo(f"wrote {page}", err=True)
     if as_json:
         return emit_json("matters", df)
     echo(matters_text(df))

@@ -79,3 +79,12 @@ def test_a_baseline_stand_in_agrees_in_direction_and_a_combatant_standing_in_for
     assert np.isnan(df.loc["Goblin 3", "baseline.delta"])  # one copy of a counted block is not replaced
     itself = matters(goblins, n=1000, seed=3, baseline="Brannoc").set_index("combatant")
     assert (itself.loc["Brannoc", ["baseline.delta", "baseline.delta_lo", "baseline.delta_hi"]] == 0).all()
+
+
+def test_the_page_shows_the_ranked_worth_the_stat_blocks_and_the_provenance(tmp_path):
+    out = CliRunner().invoke(main, ["matters", str(ROOT / "scenarios/gods_and_monsters/yeti.yaml"), "-n", "500", "-q",
+                                    "--report", str(tmp_path / "page")])
+    assert out.exit_code == 0, out.output
+    page = (tmp_path / "page/index.html").read_text()
+    assert (tmp_path / "page/matters.png").exists() and "Who matters" in page
+    assert "the party without Toromeen" in page and "scenario hash" in page and "package version" in page
