@@ -175,7 +175,12 @@ def test_a_ruleset_fingerprint_follows_its_own_files_and_the_core_and_ignores_th
     fused_edit = fingerprint()
     assert fused_edit["gods_and_monsters"] != lens_edit["gods_and_monsters"]
     assert {n: fused_edit[n] for n in ("lens", "lifeforce")} == {n: lens_edit[n] for n in ("lens", "lifeforce")}
-    lens_edit = fused_edit
+    _append(tree / "rulesets" / "lifeforce" / "kduel.py", "\n# the fused duel, a carried start\n")
+    duel_edit = fingerprint()
+    assert duel_edit["lifeforce"] != fused_edit["lifeforce"]
+    assert {n: duel_edit[n] for n in ("lens", "gods_and_monsters")} == {n: fused_edit[n] for n in
+                                                                        ("lens", "gods_and_monsters")}
+    lens_edit = duel_edit
     _append(tree / "keyed.py", "\n# the dice, read by every ruleset\n")
     dice_edit = fingerprint()
     assert all(v != lens_edit[n] for n, v in dice_edit.items())

@@ -91,11 +91,9 @@ class _Evaluator:
             self.play(v)
         while True:
             p, lo, hi, n = self.rate(v, s)
-            # A tolerance, since Wilson bounds at 0 or n successes are 0 or 1 only up to rounding.
-            if lo > target + 1e-9:
-                return 1
-            if hi < target - 1e-9:
-                return -1
+            sign = sign_against(lo, hi, target)
+            if sign:
+                return sign
             have = len(self.outs[v]) // len(self.block)
             if n + have * sum(self.block) > self.max:  # doubling would pass the maximum
                 return 0
@@ -161,6 +159,12 @@ def tune(scenario, param: str, side: str, target: float, lo: int | None = None, 
         answer = min(ev.outs, key=lambda v: (abs(ev.rate(v, s)[0] - target), v))
     ev.equalize([v for v in (answer - 1, answer, answer + 1) if lo <= v <= hi])
     return _table(base, ev, param, side, s, target, lo, hi, answer, status)
+
+
+def sign_against(lo: float, hi: float, target: float) -> int:
+    """+1 when the interval lies above the target, -1 below, 0 while it holds it. A
+    tolerance, since Wilson bounds at 0 or n successes are 0 or 1 only up to rounding."""
+    return 1 if lo > target + 1e-9 else -1 if hi < target - 1e-9 else 0
 
 
 def bracket(side_of, lo: int, hi: int, scan_points: int = SCAN_POINTS) -> tuple[list[int], str]:

@@ -124,55 +124,46 @@ def _fight(day: Day, fight: Fight, party: _Party, going, chunk: DayChunk, first:
     if before is not None:
         for m in day.members:
             before(party.res[m], day.stats[m], day.day_rules)
-    if not reached.any():
-        # No day of the chunk gets here (a gauntlet's far end): what playing it would
-        # keep, without playing it.
-        _not_reached(day, fight, party, going & met, chunk)
-        return going & met
-    start = None
-    if not party.fresh(day):  # a fresh party plays exactly the skirmishes `skirmish run` plays
-        members = {fight.columns[m]: (party.res[m], party.status[m]) for m in day.members}
-        start = party.mod.start(setup, n, len(scen.combatants), members)
-    out = scen.ruleset.play(setup, fight.seed, first, n, fight.max_rounds, start)
-    won = reached & (out.winner == fight.party_index)
+    out = None
+    if reached.any():  # else no day of the chunk gets here (a gauntlet's far end): nothing to play
+        start = None
+        if not party.fresh(day):  # a fresh party plays exactly the skirmishes `skirmish run` plays
+            members = {fight.columns[m]: (party.res[m], party.status[m]) for m in day.members}
+            start = party.mod.start(setup, n, len(scen.combatants), members)
+        out = scen.ruleset.play(setup, fight.seed, first, n, fight.max_rounds, start)
+    won = reached & (out.winner == fight.party_index) if out is not None else np.zeros(n, dtype=bool)
     chunk.fights[fight.name] = {"met": going & met, "reached": reached, "won": won,
-                                "rounds": np.where(reached, out.rounds, 0)}
-    per, shown = out.per_combatant, day.resources
+                                "rounds": np.where(reached, out.rounds, 0) if out is not None
+                                else np.zeros(n, np.int32)}
     for m in day.members:
-        col = fight.columns[m]
-        record = {f"entry_{k}": party.res[m][k].copy() for k in shown}
-        record["entry_state"] = party.status[m].copy()
-        after = party.mod.after_fight(out, setup, col, day.day_rules)
-        final = per["final_state"][:, col].astype(np.int64)
-        final = np.where(final == FLED, STANDING, final)  # who fled a won fight rejoins the party
-        for k, v in after.items():
-            party.res[m][k][reached] = v[reached]
-        died = reached & (final == DEAD) & (party.status[m] != DEAD)
-        chunk.died_in[m][died] = index
-        party.status[m][reached] = final[reached]
-        record.update({f"exit_{k}": party.res[m][k].copy() for k in shown})
-        record["exit_state"] = party.status[m].copy()
-        record["damage_dealt"] = np.where(reached, per["damage_dealt"][:, col], 0)
-        record["damage_taken"] = np.where(reached, per["damage_taken"][:, col], 0)
-        chunk.members[(fight.name, m)] = record
+        chunk.members[(fight.name, m)] = _member_record(day, fight, party, m, out, setup, reached, index, chunk)
         if fallen == "wakes":
             party.stand(m, won)
     return going & met & ~won
 
 
-def _not_reached(day: Day, fight: Fight, party: _Party, met: np.ndarray, chunk: DayChunk) -> None:
-    """The records of a fight no day reached: the party leaves it as it came."""
-    n = len(met)
-    nothing = np.zeros(n, dtype=bool)
-    chunk.fights[fight.name] = {"met": met, "reached": nothing, "won": nothing.copy(),
-                                "rounds": np.zeros(n, np.int32)}
-    for m in day.members:
-        record = {}
-        for when in ("entry", "exit"):  # the played fight's order of keys, which orders the table's columns
-            record.update({f"{when}_{k}": party.res[m][k].copy() for k in day.resources})
-            record[f"{when}_state"] = party.status[m].copy()
-        record["damage_dealt"], record["damage_taken"] = np.zeros(n, np.int32), np.zeros(n, np.int32)
-        chunk.members[(fight.name, m)] = record
+def _member_record(day: Day, fight: Fight, party: _Party, m: str, out, setup, reached, index: int,
+                   chunk: DayChunk) -> dict:
+    """Member m through the fight: its entry and exit, the party's state carried on from
+    the outcome columns (`out` None: nobody reached it, the member leaves as it came)."""
+    shown, col = day.resources, fight.columns[m]
+    record = {f"entry_{k}": party.res[m][k].copy() for k in shown}
+    record["entry_state"] = party.status[m].copy()
+    if out is not None:
+        per = out.per_combatant
+        final = per["final_state"][:, col].astype(np.int64)
+        final = np.where(final == FLED, STANDING, final)  # who fled a won fight rejoins the party
+        for k, v in party.mod.after_fight(out, setup, col, day.day_rules).items():
+            party.res[m][k][reached] = v[reached]
+        died = reached & (final == DEAD) & (party.status[m] != DEAD)
+        chunk.died_in[m][died] = index
+        party.status[m][reached] = final[reached]
+    record.update({f"exit_{k}": party.res[m][k].copy() for k in shown})
+    record["exit_state"] = party.status[m].copy()
+    for k in ("damage_dealt", "damage_taken"):
+        record[k] = (np.where(reached, out.per_combatant[k][:, col], 0) if out is not None
+                     else np.zeros(len(reached), np.int32))
+    return record
 
 
 _SETUPS: dict = {}

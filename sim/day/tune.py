@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 
 from sim.analysis.common import frame, paired_diff
+from sim.analysis.tune import bracket, parse_rate, search_space, sign_against
 from sim.day.spec import Day
-from sim.day.variants import _fight_overrides, day_variant
+from sim.day.variants import fight_overrides, day_variant
 from sim.errors import ScenarioError
 from sim.overrides import get_path
 from sim.stats import wilson
@@ -31,7 +32,6 @@ def parse_day_target(text: str) -> tuple[str, float]:
                        or key.endswith(".dead")):
         raise ScenarioError(f"--target '{text}': a day is tuned for one of its rates: day.survival=RATE, "
                             "day.nobody_dies=RATE, fight.NAME.lost=RATE or MEMBER.dead=RATE (e.g. day.survival=0.8).")
-    from sim.analysis.tune import parse_rate
     return key, parse_rate(text, right, "0.8")
 
 
@@ -68,10 +68,9 @@ class _Days:
         n = max(self.n, len(self.values.get(v, ())))
         while True:
             _, lo, hi, _ = self.rate(v, n)
-            if lo > target + 1e-9:
-                return 1
-            if hi < target - 1e-9:
-                return -1
+            sign = sign_against(lo, hi, target)
+            if sign:
+                return sign
             if 2 * n > self.max:
                 return 0
             n *= 2
@@ -79,7 +78,7 @@ class _Days:
 
 def _current(day: Day, param: str):
     """The path's value as the day has it, and the fight scenario and path that hold it."""
-    per_fight, _ = _fight_overrides(day, {param: 0})
+    per_fight, _ = fight_overrides(day, {param: 0})
     for f in day.fights:
         for path in per_fight[f.name]:
             try:
@@ -98,7 +97,6 @@ def tune_day(path, param: str, metric: str, target: float, lo: int | None = None
     above, probe) and its paired difference to the answer; `df.attrs["analysis"]`
     holds status ("found" or "unreachable") and the message."""
     import sim.day
-    from sim.analysis.tune import bracket, search_space
     day = day_variant(path if isinstance(path, Day) else sim.day.load_day(path, days=days, seed=seed),
                       overrides or {})
     if param.split(".")[0] not in ("steps", "party"):

@@ -40,7 +40,7 @@ def join_path(parts: list) -> str:
     return out
 
 
-def _fight_overrides(day: Day, overrides: dict) -> tuple[dict[str, dict], dict]:
+def fight_overrides(day: Day, overrides: dict) -> tuple[dict[str, dict], dict]:
     """({fight name: {scenario path: value}}, the day options) the overrides make."""
     per_fight: dict[str, dict] = {f.name: {} for f in day.fights}
     day_rules = dict(day.day_rules)
@@ -73,7 +73,7 @@ def day_variant(day: Day, overrides: dict) -> Day:
     """`day` with the overrides ({path: value}, the paths above) applied; the same names."""
     if not overrides:
         return day
-    per_fight, day_rules = _fight_overrides(day, overrides)
+    per_fight, day_rules = fight_overrides(day, overrides)
     from sim.overrides import parse_value
     day_rules = validate_record({k: parse_value(v) for k, v in day_rules.items()},
                                 day_rule_fields(day.ruleset_name), "day_rules")

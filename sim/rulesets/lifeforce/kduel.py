@@ -386,7 +386,7 @@ def _outcome(K, S):
 @rule
 def play_duel_chunk(PK, BUY, first, max_rounds, START, has_start, OUT, WIN, ROUNDS):
     """kernel.play_chunk for a duel chunk (no trace, no stall watch; a start of hit
-    points and states only, nobody prone or disarmed: kplay.START_PLAIN)."""
+    points and states only, nobody prone or disarmed: layout.START_PLAIN)."""
     T, X = unpack(PK)
     G, seed = context(PK)[:2]
     K, W, R, COND, SBW, NEED = T[0], T[1], T[2], T[3], T[4], T[17]

@@ -22,7 +22,7 @@ from sim.rulesets.lifeforce.layout import (
     K_CONTEST_MODE, K_ORDER_ATTR, K_SCATTER_SIDE, K_SIDE, K_X0, K_Y0,
     OUTCOME_INDEX, R_CARRY, R_METRIC, R_N_SIDES, R_REROLL_EACH, R_STALL_CHECK,
     S_CONTESTING, S_DOMINANT, S_GCHECKED, S_HAST, S_HP, S_PARTNER, S_PREP_ACTION, S_PREP_AP, S_ROLL0, S_SLOW, S_STATUS,
-    S_STUNTED, S_THREAT_BY, S_THREAT_LEFT, S_TRACK, S_X, S_Y, S_PRONE, S_DISARMED)
+    S_STUNTED, S_THREAT_BY, S_THREAT_LEFT, S_TRACK, S_X, S_Y, S_PRONE, S_DISARMED, START_WITH_CONDITIONS)
 from sim.jit import kernel, once, rule
 
 STALL_ROUNDS = 500  # as sim/engine.py: nothing changed for this long, nobody can hurt anybody
@@ -212,10 +212,11 @@ def play_chunk(P, first, max_rounds, traced, START, has_start, OUT, WIN, ROUNDS,
     (column, skirmish, combatant) so that each outcome column is one contiguous block;
     P holds the tables, scratch and run context (kpack). A duel (kduel_tables.duel_tables)
     plays in the fused duel loop unless a skirmish is traced, the start carries anyone
-    prone or disarmed (has_start 2; 1 is hit points and states only) or stalls are
+    prone or disarmed (layout.START_WITH_CONDITIONS) or stalls are
     watched for: the same fights."""
     T, X = unpack(P)
-    if duel and has_start != 2 and not first <= traced < first + WIN.shape[0] and not T[2][R_STALL_CHECK]:
+    fused = duel and has_start != START_WITH_CONDITIONS and not T[2][R_STALL_CHECK]
+    if fused and not first <= traced < first + WIN.shape[0]:
         play_duel_chunk(P, DUEL_BUY, first, max_rounds, START, has_start, OUT, WIN, ROUNDS)
         return
     G, seed, ev, cnt = context(P)

@@ -165,15 +165,12 @@ def _scratch(setup: KernelSetup) -> tuple:
             np.zeros(len(TB.STUNTS)), np.zeros(C, dtype=np.int64))
 
 
-START_NONE, START_PLAIN, START_WITH_CONDITIONS = 0, 1, 2  # kernel.play_chunk's has_start
-
-
 def _start_array(setup: KernelSetup, n: int, start) -> tuple[np.ndarray, int]:
     """The start as (skirmish, creature, START_COLUMNS) and its kind: plain when nobody
     starts prone or disarmed (the fused duel plays it)."""
     C = len(setup.legacy.names)
     if not start:
-        return np.zeros((1, C, len(L.START_COLUMNS)), dtype=np.int64), START_NONE
+        return np.zeros((1, C, len(L.START_COLUMNS)), dtype=np.int64), L.START_NONE
     unknown = set(start) - set(L.START_COLUMNS) - {"damage_taken"}
     if unknown:
         raise ValueError(f"a Lifeforce skirmish can start from {', '.join(L.START_COLUMNS + ('damage_taken',))}; "
@@ -186,7 +183,7 @@ def _start_array(setup: KernelSetup, n: int, start) -> tuple[np.ndarray, int]:
         if name in start:
             arr[:, :, k] = np.asarray(start[name], dtype=np.int64)
     conditions = [L.START_COLUMNS.index(k) for k in ("ended_prone", "disarmed")]
-    return arr, START_WITH_CONDITIONS if arr[:, :, conditions].any() else START_PLAIN
+    return arr, L.START_WITH_CONDITIONS if arr[:, :, conditions].any() else L.START_PLAIN
 
 
 def _run(setup: KernelSetup, seed: int, first: int, n: int, max_rounds: int, start, traced: int, ev, cnt):

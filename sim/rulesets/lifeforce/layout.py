@@ -69,4 +69,7 @@ import numpy as np  # noqa: E402  (the table below needs the column names above)
 
 OUTCOME_INDEX = np.array([S_COLS[name] for name in OUTCOME_FROM_STATE], dtype=np.int64)
 START_COLUMNS = ("hp_left", "final_state", "ended_prone", "disarmed")  # what a skirmish may start from
+# kernel.play_chunk's has_start: none; hit points and states only (the fused duel plays
+# it); with someone prone or disarmed (the general round only).
+START_NONE, START_PLAIN, START_WITH_CONDITIONS = 0, 1, 2
 assert (K_STUNT_EV, W_STRIKE, R_STALL_CHECK, S_BUY0 + len(STUNT_NAMES)) == (NK - 1, NW - 1, NR - 1, NS)
