@@ -121,10 +121,16 @@ def handle_interrupts() -> None:
 def _quiet_interrupt_in_callbacks(previous):
     """The Ctrl-C's KeyboardInterrupt can land in a callback Python cannot raise from (an
     import lock's weakref callback, a __del__), which printed "Exception ignored in ..."
-    and a traceback. Nothing is lost by dropping it: the pending flag stops the run at the
-    next finished chunk, and the watchdog ends it otherwise."""
+    and a traceback; or in the middle of building an object whose __del__ then fails on
+    what was never set (a ZipFile cut off in its __init__ while a chunk's aggregate was
+    written: "AttributeError: 'ZipFile' object has no attribute '_writing'"). Once a
+    Ctrl-C is pending both are dropped: nothing is lost, the pending flag stops the run
+    at the next finished chunk, and the watchdog ends it otherwise. Any other fault in a
+    callback still shows."""
     def hook(unraisable):
-        if INTERRUPTED["pending"] and isinstance(unraisable.exc_value, KeyboardInterrupt):
+        exc = unraisable.exc_value
+        half_built = isinstance(exc, AttributeError) and getattr(unraisable.object, "__name__", "") == "__del__"
+        if INTERRUPTED["pending"] and (isinstance(exc, KeyboardInterrupt) or half_built):
             return
         previous(unraisable)
     return hook

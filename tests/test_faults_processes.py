@@ -396,7 +396,13 @@ class RaisesInDel:
         raise self.error
 
 
+class HalfBuilt:  # as a ZipFile whose __init__ the Ctrl-C cut off (CI saw it)
+    def __del__(self):
+        return self._writing  # never set
+
+
 RaisesInDel(KeyboardInterrupt())  # the Ctrl-C landing in a callback: dropped
+HalfBuilt()  # a destructor failing on what the interrupted __init__ never set: dropped
 RaisesInDel(ValueError("a real fault in a callback"))  # anything else: still shown
 print("went on")
 '''
@@ -410,7 +416,7 @@ def test_a_ctrl_c_landing_in_a_callback_prints_nothing_and_other_faults_there_st
                           timeout=RUN_WITHIN_S)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "went on"
-    assert "KeyboardInterrupt" not in done.stderr
+    assert "KeyboardInterrupt" not in done.stderr and "AttributeError" not in done.stderr
     assert "ValueError: a real fault in a callback" in done.stderr
 
 
