@@ -23,6 +23,7 @@ class GodsAndMonsters:
     observation_aliases = {"nearest_enemy": "distance"}
     outcome_columns = ("surprised", "verve_left", "survival_left", "injuries")
     inert = deferred("sim.rulesets.gods_and_monsters.inert", "inert")  # sim/inert.py: rules without effect in a run
+    odds = deferred("sim.rulesets.gods_and_monsters.odds", "odds")  # sim/odds.py: exact odds of one exchange
 
     # Compiled: the whole fight of each skirmish in one kernel (docs/architecture.md).
     compiled = True

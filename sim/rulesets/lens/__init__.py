@@ -39,6 +39,7 @@ class Lens:
     build = deferred("sim.rulesets.lens.engine", "build")
     warnings = staticmethod(advice.warnings)
     inert = deferred("sim.rulesets.lens.inert", "inert")  # sim/inert.py: rules without effect in a run
+    odds = deferred("sim.rulesets.lens.odds", "odds")  # sim/odds.py: exact odds of one exchange
     init = deferred("sim.rulesets.lens.engine", "init")
     step = deferred("sim.rulesets.lens.engine", "step")
     is_over = deferred("sim.rulesets.lens.engine", "is_over")

@@ -41,6 +41,7 @@ class Lifeforce:
     # The ruleset's own columns: those of the kernel's outcome table past the standard ones.
     outcome_columns = tuple(c for c in L.OUTCOME_COLUMNS if c not in STANDARD_COMBATANT_COLUMNS)
     inert = deferred("sim.rulesets.lifeforce.inert", "inert")  # sim/inert.py: rules without effect in a run
+    odds = deferred("sim.rulesets.lifeforce.odds", "odds")  # sim/odds.py: exact odds of one exchange
 
     @staticmethod
     def check(scenario) -> None:
