@@ -111,9 +111,15 @@ class Group(click.Group):
             end_process(status)
         return super().main(args, *a, **kw)
 
+    def parse_args(self, ctx, args):
+        ctx.meta["skirmish_argv"] = list(args)  # before click consumes them: a report's replay recipe
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx):
+        from sim.recipe import recording
         try:
-            return super().invoke(ctx)
+            with recording(ctx.meta.get("skirmish_argv", [])):
+                return super().invoke(ctx)
         except ScenarioError as e:
             echo(f"error: {e}", err=True)
             ctx.exit(EXIT_BAD_INPUT)
@@ -406,6 +412,8 @@ from sim import cli_analysis  # noqa: E402,F401  (registers sweep, tune, sensiti
 from sim import cli_optimize  # noqa: E402,F401  (registers optimize)
 from sim import cli_day  # noqa: E402,F401  (registers day and gauntlet)
 from sim import cli_matters  # noqa: E402,F401  (registers matters)
+from sim import cli_odds  # noqa: E402,F401  (registers odds)
+from sim import cli_rerun  # noqa: E402,F401  (registers rerun)
 
 if __name__ == "__main__":  # pragma: no cover
     # Run as `python -m sim.cli`, this file is the module __main__, while cli_report and

@@ -16,6 +16,7 @@ from pathlib import Path
 import yaml
 
 from sim.errors import ScenarioError
+from sim.recipe import note_read
 
 MAX_BYTES = 1_000_000  # a hand-written scenario is a few KB; 1 MB is generous
 MAX_DEPTH = 64  # deepest nesting of mappings and lists; scenarios need about 8
@@ -80,10 +81,12 @@ def read_file(path) -> str:
     if len(raw) > MAX_BYTES:
         raise _too_big(p, len(raw))
     try:
-        return raw.decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ScenarioError(f"is not UTF-8 text (bad byte at position {e.start}); save it as UTF-8.",
                             file=str(p)) from None
+    note_read(p, text)  # a report written by this command can then be played again from the page alone
+    return text
 
 
 def _too_big(p, size: int) -> ScenarioError:

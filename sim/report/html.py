@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from sim.io import atomic_write_bytes, atomic_write_text
+from sim.recipe import current as current_recipe, script_tag
 from sim.report.style import figure_bytes
 
 
@@ -149,6 +150,11 @@ def write_report(out_dir, title: str, verdict: list[tuple[str, list[str]]], sect
         if heading:
             body.append(f"<h3>{html.escape(heading)}</h3>")
         body.append(provenance_html(meta))
+    recipe = current_recipe()
+    if recipe is not None:
+        body.append("<p class=\"note\">To play this page again and check every figure: "
+                    "<code>skirmish rerun index.html</code> (it holds the command and the files it read).</p>")
+        body.append(script_tag(recipe))
     page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{html.escape(title)}</title><style>{CSS}</style></head><body>\n"

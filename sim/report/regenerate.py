@@ -14,6 +14,8 @@ from pathlib import Path
 
 import click
 
+from sim.recipe import recording
+
 ROOT = Path(__file__).resolve().parents[2]
 # The shipped scenarios whose strongest-play pages live in reports/strongest_play/ (one
 # or two per ruleset, the ones docs/analysis.md discusses).
@@ -51,11 +53,13 @@ def regenerate(scenarios=None, n: int | None = None, jobs: int = 1, reports_root
     reports_root = Path(reports_root or ROOT / "reports")
     written = []
     for f in scenario_files(scenarios or [scenarios_root]):
-        scen = load_scenario(f)
-        with progress_bar(int(n or scen.run["skirmishes"]), desc=f.stem, quiet=quiet) as update:
-            result = run(scen, n=n, jobs=jobs, progress=update)
-        result.meta["scenario_file"] = shown_path(f)
-        written.append(report_run(result, report_dir_for(f, scenarios_root, reports_root)))
+        out = report_dir_for(f, scenarios_root, reports_root)
+        with recording(["run", shown_path(f), *(["-n", str(n)] if n else []), "--report", shown_path(out)], ROOT):
+            scen = load_scenario(f)
+            with progress_bar(int(n or scen.run["skirmishes"]), desc=f.stem, quiet=quiet) as update:
+                result = run(scen, n=n, jobs=jobs, progress=update)
+            result.meta["scenario_file"] = shown_path(f)
+            written.append(report_run(result, out))
     return written
 
 
@@ -64,13 +68,16 @@ def regenerate_strongest_play(reports_root=None, quiet: bool = False) -> list[Pa
     from sim.analysis.optimize import optimize
     from sim.progress import progress_bar
     from sim.report import report_frame
+    from sim.scenario import load_scenario
     reports_root = Path(reports_root or ROOT / "reports") / "strongest_play"
     written = []
     for name in STRONGEST_PLAY:
-        path = ROOT / "scenarios" / f"{name}.yaml"
-        with progress_bar(None, desc=f"optimize {path.stem}", quiet=quiet) as update:
-            df = optimize(str(path), progress=update)
-        written.append(report_frame(df, reports_root / path.stem))
+        path, out = ROOT / "scenarios" / f"{name}.yaml", reports_root / f"{name.split('/')[-1]}"
+        with recording(["optimize", shown_path(path), "--report", shown_path(out)], ROOT):
+            with progress_bar(None, desc=f"optimize {path.stem}", quiet=quiet) as update:
+                df = optimize(str(path), progress=update)
+            # With the stat blocks as played, as `skirmish optimize --report` writes it.
+            written.append(report_frame(df, out, scenario=load_scenario(path)))
     return written
 
 
@@ -83,10 +90,13 @@ def regenerate_days(days=None, reports_root=None, quiet: bool = False, n: int | 
     reports_root = Path(reports_root or ROOT / "reports") / "days"
     written = []
     for f in sorted(Path(p) for p in days) if days else sorted((ROOT / "days").glob("*/*.yaml")):
-        day = sim.day.load_day(f, days=n)
-        with progress_bar(int(day.run["days"]), desc=f.stem, quiet=quiet) as update:
-            result = sim.day.run(day, progress=update)
-        written.append(report_day(result, report_dir_for(f, ROOT / "days", reports_root)))
+        out = report_dir_for(f, ROOT / "days", reports_root)
+        with recording(["day", shown_path(f), *(["--days", str(n)] if n else []), "--report", shown_path(out)],
+                       ROOT):
+            day = sim.day.load_day(f, days=n)
+            with progress_bar(int(day.run["days"]), desc=f.stem, quiet=quiet) as update:
+                result = sim.day.run(day, progress=update)
+            written.append(report_day(result, out))
     return written
 
 
