@@ -356,10 +356,26 @@ def new(ruleset, file, force, day_file):
               help="Override a scenario value, as for run; the replay is of the run with these overrides.")
 @click.option("--won-by", metavar="SIDE", help="Trace the first skirmish from --skirmish on that SIDE won "
               "(or that ended in a `draw`, or `unfinished`).")
-def trace(scenario, seed, skirmish, skirmishes, max_rounds, sets, won_by):
+@click.option("--percentile", metavar="P,P,...",
+              help="Play the run and trace a representative fight at each percentile, e.g. 5,50,95: ranked by how "
+                   "it went for --side (won, then share standing), or by length with --by rounds.")
+@click.option("--side", metavar="SIDE", help="With --percentile: the side whose fights are ranked (default: the first).")
+@click.option("--by", type=click.Choice(["outcome", "rounds"]), default="outcome", show_default=True,
+              help="With --percentile: rank fights by how they went for --side, or by rounds.")
+def trace(scenario, seed, skirmish, skirmishes, max_rounds, sets, won_by, percentile, side, by):
     """Print one skirmish blow by blow, exactly as the batch run played it."""
     from sim.trace import trace as trace_fn
     n = skirmishes
+    if percentile is not None:
+        from sim.trace_pick import percentiles, traces
+        if won_by or skirmish:
+            raise ScenarioError("--percentile picks its own skirmishes; drop --won-by and --skirmish, or "
+                                "drop --percentile to trace the one you name.")
+        return echo(traces(scenario, percentiles(percentile), side=side, by=by, seed=seed, n=n,
+                           max_rounds=max_rounds, overrides=parse_sets(sets)))
+    if side or by != "outcome":
+        raise ScenarioError("--side and --by rank the fights of --percentile; add --percentile 5,50,95, "
+                            "or drop them.")
     try:
         text = trace_fn(scenario, seed=seed, skirmish=skirmish, n=n, max_rounds=max_rounds,
                         overrides=parse_sets(sets), won_by=won_by)
