@@ -359,7 +359,8 @@ def new(ruleset, file, force, day_file):
 @click.option("--percentile", metavar="P,P,...",
               help="Play the run and trace a representative fight at each percentile, e.g. 5,50,95: ranked by how "
                    "it went for --side (won, then share standing), or by length with --by rounds.")
-@click.option("--side", metavar="SIDE", help="With --percentile: the side whose fights are ranked (default: the first).")
+@click.option("--side", metavar="SIDE",
+              help="With --percentile: the side whose fights are ranked (default: the first).")
 @click.option("--by", type=click.Choice(["outcome", "rounds"]), default="outcome", show_default=True,
               help="With --percentile: rank fights by how they went for --side, or by rounds.")
 def trace(scenario, seed, skirmish, skirmishes, max_rounds, sets, won_by, percentile, side, by):
