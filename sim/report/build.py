@@ -15,6 +15,7 @@ from sim.report import analysis_figures as af
 from sim.report import figures as rf
 from sim.report import verdict as vd
 from sim.english import sides_possessive
+from sim.report.at_least import at_least_figure, at_least_table
 from sim.report.designs import (analysis_designs, design_section, frame_scenario, overrides_text,
                                 policy_label_table, scenario_of)
 from sim.report.html import Section, slug, write_report
@@ -84,6 +85,11 @@ def run_sections(t: RunTables, prefix: str = "", level: int = 2) -> tuple[list[s
         Section("How fights unfold", [],
                 [(prefix + "fight-length", rf.fight_length_figure(length_table(t), t.sides)),
                  (prefix + "survival", rf.survival_figure(survival_table(t), sizes))], level=level),
+        Section("At least X",
+                ["How often a side deals or takes at least so much damage in a fight (its combatants' rolled "
+                 "damage, summed), and how often a fight lasts at least so many rounds; the table reads the "
+                 "levels reached in 9, 5 and 1 fights of 10, with the range their 95% intervals allow."],
+                [(prefix + "at-least", at_least_figure(t))], [("Levels reached", at_least_table(t))], level=level),
         Section("What each combatant does",
                 ["Means are per fight. Damage counts what was rolled, not capped at what the target "
                  "had left."],
