@@ -303,7 +303,9 @@ def cases(scenario, P: Play, a, d, idf: int, w: int) -> list[Case]:
         out.append(replace(std, label="charge", charge=True))
     col = A.C_MELEE if melee else A.C_RANGED
     if P.COND[PRONE, col] and _can_floor(scenario, a.side):
-        out.append(replace(std, label="defender prone", prone=True))
+        # A condition table whose Prone forbids beginning actions forbids the Shield Block too (katt.can_react).
+        blocks = std.block and bool(P.COND[PRONE, A.C_BEGINS])
+        out.append(replace(std, label="defender prone", prone=True, block=blocks))
     if d.stats["surprised"] and P.K[idf, K_DODGE] > 0:
         out.append(replace(std, label="defender flat-footed", round1=True))
     return out
