@@ -76,7 +76,8 @@ class Blow:
         v = int(self.play.K[c, col])
         return min(v, 0) if self.case.round1 and self.play.K[c, K_SURPRISED] else v
 
-    def touch(self, a: int, b: int, w: int) -> int:
+    def touch(self, b: int, w: int) -> int:
+        """b's Touch Defence against weapon row w (its melee or ranged column of the condition table)."""
         col = A.C_MELEE if self.play.W[w, W_RANGE] == 0 else A.C_RANGED
         return TB.DEFENCE_BASE + self.skill(b, K_DODGE) + self.cond(b, col)
 
@@ -86,7 +87,7 @@ class Blow:
     # --- kstunts' expected-worth buyer, in its float arithmetic ---
 
     def chance(self, a: int, b: int, w: int) -> float:
-        return _hit_chance(int(self.play.R[R_ATTACK_DIE]), self.offence(a, w), self.touch(a, b, w))
+        return _hit_chance(int(self.play.R[R_ATTACK_DIE]), self.offence(a, w), self.touch(b, w))
 
     def ev(self, a: int, w: int, b: int, m: int = 0) -> float:
         P = self.play
@@ -231,7 +232,7 @@ def faces(blow: Blow):
     """(stunt points, stunts bought) for each face of the attack die; points -1 for a miss."""
     P, a, w = blow.play, blow.att, blow.w
     step = int(P.R[R_STUNT_STEP])
-    defence = blow.touch(a, blow.tgt, w)
+    defence = blow.touch(blow.tgt, w)
     offence = blow.offence(a, w) + (TB.CHARGE_OFFENCE if blow.case.charge else 0)
     for face in range(1, int(P.R[R_ATTACK_DIE]) + 1):
         total = face + offence
