@@ -267,7 +267,8 @@ def writable_file_option(ctx, param, value):
     """Option callback: refuse a file path in a folder that cannot be written, while the
     options are read (before any work)."""
     if value:
-        from sim.io import check_output_folder
+        from sim.io import check_output_folder, check_output_name
+        check_output_name(value, param.opts[0])
         check_output_folder(Path(value).parent, param.opts[0])
     return value
 
@@ -282,6 +283,9 @@ def writable_folder_option(ctx, param, value):
 def check_outputs(out, run_dir, report_dir, n_files: int) -> None:
     from sim.io import check_output_folder
     if out:
+        if n_files == 1:
+            from sim.io import check_output_name
+            check_output_name(out, "--out")
         check_output_folder(Path(out) if n_files > 1 else Path(out).parent, "--out")
     if out and n_files == 1:
         from sim.summary import table_paths
@@ -431,6 +435,8 @@ from sim import cli_day  # noqa: E402,F401  (registers day and gauntlet)
 from sim import cli_matters  # noqa: E402,F401  (registers matters)
 from sim import cli_odds  # noqa: E402,F401  (registers odds)
 from sim import cli_rerun  # noqa: E402,F401  (registers rerun)
+from sim import cli_import  # noqa: E402,F401  (registers import)
+from sim import cli_balance  # noqa: E402,F401  (registers balance)
 
 if __name__ == "__main__":  # pragma: no cover
     # Run as `python -m sim.cli`, this file is the module __main__, while cli_report and

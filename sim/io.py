@@ -10,6 +10,7 @@ import re
 import secrets
 import shutil
 import socket
+import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -74,6 +75,21 @@ def check_output_folder(folder, option: str) -> None:
     if not os.access(existing, os.W_OK | os.X_OK):
         raise ScenarioError(f"{option} {folder}: cannot write in {existing} (permission denied); give a folder "
                             "you can write to.")
+    try:  # permission bits say nothing of /proc, a read-only mount or root's rights: try it
+        os.rmdir(tempfile.mkdtemp(prefix=".skirmish-probe-", dir=existing))
+    except OSError as e:
+        raise ScenarioError(f"{option} {folder}: cannot write in {existing} ({e.strerror}); give a folder you can "
+                            "write to.") from None
+
+
+def check_output_name(path, option: str) -> None:
+    """Refuse a file name that names a folder (`.`, `out/`) or no file at all: the table
+    would otherwise be written as a hidden `.parquet` beside it."""
+    text = str(path)
+    name = Path(text).name
+    if text.endswith(("/", os.sep)) or name in ("", ".", "..") or Path(text).is_dir():
+        raise ScenarioError(f"{option} {text} names a folder; give a file name in it, e.g. "
+                            f"{option} {Path(text) / 'results.parquet'}.")
 
 
 @contextmanager

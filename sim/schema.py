@@ -63,6 +63,9 @@ class Field:
 
 
 def fmt(x) -> str:
+    if isinstance(x, int) and not isinstance(x, bool):
+        # A 400-digit number is a typo or an attack, and as a float it overflows.
+        return str(x) if len(str(abs(x))) <= 20 else f"a number of {len(str(abs(x)))} digits"
     return str(int(x)) if float(x).is_integer() else str(x)
 
 

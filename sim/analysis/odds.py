@@ -65,9 +65,10 @@ def odds_text(result: OddsResult, scenario_name: str = "") -> str:
         line = (f"  {label:<{width}}  {_pct(r['hit'])}  {r['damage_mean']:8.2f}  {_pct(r['damage_any'], 7)}  "
                 f"{r['damage_max']:>4}")
         lines.append(line + "".join(f"  {_pct(r[c], max(6, len(c) - 8))}" for c in outcome_cols))
-    readings = sorted({r for r in df["reading"] if r})
+    readings = list(dict.fromkeys(r for r in df["reading"] if r))
     if readings:
-        lines.append("Assumes: " + "; ".join(readings) + ".")
+        lines.append("What the rows assume:")
+        lines.extend(f"  - {r}" for r in readings)
     return "\n".join(lines)
 
 

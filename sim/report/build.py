@@ -19,6 +19,7 @@ from sim.report.at_least import at_least_figure, at_least_table
 from sim.report.designs import (analysis_designs, design_section, frame_scenario, overrides_text,
                                 policy_label_table, scenario_of)
 from sim.report.html import Section, slug, write_report
+from sim.report.odds import odds_section
 from sim.report.tables import (RunTables, combatant_table, length_table, load_tables, survival_table,
                                win_table)
 
@@ -100,6 +101,7 @@ def run_sections(t: RunTables, prefix: str = "", level: int = 2) -> tuple[list[s
     ]
     scen = scenario_of(t)
     if scen is not None:
+        sections.append(odds_section(scen, level))
         sections += inert_sections(scen, t, level)
         sections.append(design_section(scen, t.meta.get("overrides"), level=level))
     for sec in sections:
