@@ -47,8 +47,23 @@ def matchups(scenario: Scenario) -> list[tuple[Combatant, Combatant]]:
     return [(a, d) for a in blocks for d in blocks if a.side != d.side]
 
 
+def indexed_matchups(scenario: Scenario) -> list[tuple[Combatant, Combatant, int, int]]:
+    """`matchups` with each one's index in `scenario.combatants`, where the tables a
+    ruleset builds keep them."""
+    index = {id(c): i for i, c in enumerate(scenario.combatants)}
+    return [(a, d, index[id(a)], index[id(d)]) for a, d in matchups(scenario)]
+
+
 def side_name(scenario: Scenario, combatant: Combatant) -> str:
     return scenario.side_names[combatant.side]
+
+
+def exchange(scenario: Scenario, attacker: Combatant, defender: Combatant, attack: str, hit: Fraction,
+             damage: dict[int, Fraction], outcomes: dict[str, Fraction], reading: str) -> Exchange:
+    """The checked Exchange of one attack between two of the scenario's stat blocks, named
+    as the stat blocks are (four Goblins attack as 'Goblin')."""
+    return check(Exchange(attacker.stats["name"], side_name(scenario, attacker), defender.stats["name"],
+                          side_name(scenario, defender), attack, hit, damage, outcomes, reading))
 
 
 def check(exchange: Exchange) -> Exchange:

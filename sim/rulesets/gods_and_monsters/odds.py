@@ -20,7 +20,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from sim.odds import Exchange, check, matchups, side_name
+from sim.odds import Exchange, exchange, indexed_matchups
 from sim.rulesets.gods_and_monsters import schema as S
 from sim.rulesets.gods_and_monsters import tables as T
 
@@ -48,15 +48,13 @@ class Case:
 
 def odds(scenario) -> list[Exchange]:
     setup = T.build(scenario)
-    index = {id(c): i for i, c in enumerate(scenario.combatants)}
     scripted = [{r.action for r in c.policy.rules} for c in scenario.combatants]
     out = []
-    for att, dfd in matchups(scenario):
-        o, t = index[id(att)], index[id(dfd)]
+    for att, dfd, o, t in indexed_matchups(scenario):
         slots = [int(a) for a in np.flatnonzero(setup.st[T.S_OWNER] == o)]
         for a, label in zip(slots, _labels([setup.slot_name[a] for a in slots])):
             for case in cases(setup, o, t, a, scripted[o]):
-                out.append(check(_exchange(setup, o, t, a, case, label, scenario, att, dfd)))
+                out.append(_exchange(setup, o, t, a, case, label, scenario, att, dfd))
     return out
 
 
@@ -80,10 +78,8 @@ def _exchange(setup, o, t, a, case, label, scenario, att, dfd) -> Exchange:
         damage[on + direct] = damage.get(on + direct, ZERO) + p
         outcomes[where(landed, on, direct, verve, surv)] += p
     hit = sum((p for (landed, _, _), p in joint.items() if landed), ZERO)
-    return Exchange(attacker=att.name, attacker_side=side_name(scenario, att), defender=dfd.name,
-                    defender_side=side_name(scenario, dfd), attack=label + case.label, hit=hit,
-                    damage=dict(sorted(damage.items())), outcomes=outcomes,
-                    reading=_reading(setup, o, a, case))
+    return exchange(scenario, att, dfd, label + case.label, hit, dict(sorted(damage.items())), outcomes,
+                    _reading(setup, o, a, case))
 
 
 def where(landed: bool, on: int, direct: int, verve: int, survival: int) -> str:

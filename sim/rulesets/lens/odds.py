@@ -21,7 +21,7 @@ from functools import lru_cache
 import numpy as np
 
 from sim.dice import Dice
-from sim.odds import Exchange, check, matchups, side_name
+from sim.odds import Exchange, exchange, indexed_matchups
 from sim.rulesets.lens import challenge as CH
 from sim.rulesets.lens import tables as T
 from sim.rulesets.lens.setup import build
@@ -425,10 +425,8 @@ def _monster(setup, m: int, j: int) -> list:
 def odds(scenario) -> list[Exchange]:
     """One Exchange per attacker stat block, defender stat block and attack (sim/odds.py)."""
     setup = build(scenario)
-    index = {id(c): i for i, c in enumerate(scenario.combatants)}
     out = []
-    for a, d in matchups(scenario):
-        c, j = index[id(a)], index[id(d)]
+    for a, d, c, j in indexed_matchups(scenario):
         if setup.is_char[c]:
             rows = (_weapon(setup, c, j) if setup.has_weapon[c] else []) + \
                 (_spell(setup, c, j) if setup.has_spell[c] else [])
@@ -436,6 +434,5 @@ def odds(scenario) -> list[Exchange]:
             rows = _monster(setup, c, j)
         for label, hit, pmf, outcomes, reading in rows:
             named = dict(zip(T.OUTCOMES, outcomes)) if isinstance(outcomes, tuple) else outcomes
-            out.append(check(Exchange(a.stats["name"], side_name(scenario, a), d.stats["name"],
-                                      side_name(scenario, d), label, hit, pmf, named, reading)))
+            out.append(exchange(scenario, a, d, label, hit, pmf, named, reading))
     return out

@@ -19,7 +19,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from sim.odds import Exchange, check, matchups, side_name
+from sim.odds import Exchange, indexed_matchups
+from sim.odds import exchange as exchange_between
 from sim.rulesets.lifeforce import kplay, kstunts, schema
 from sim.rulesets.lifeforce import katt as A
 from sim.rulesets.lifeforce import tables as TB
@@ -335,16 +336,12 @@ def _reading(blow: Blow, a) -> str:
 
 def odds(scenario) -> list[Exchange]:
     P = Play(scenario)
-    index = {id(c): i for i, c in enumerate(scenario.combatants)}
     out = []
-    for a, d in matchups(scenario):
-        ia, idf = index[id(a)], index[id(d)]
+    for a, d, ia, idf in indexed_matchups(scenario):
         for w in _attacks(P, ia):
             for case in cases(scenario, P, a, d, idf, w):
                 blow = Blow(P, ia, idf, w, case)
                 hit, outcomes, damage = exchange(blow)
                 label = P.names[w] + (f" ({case.label})" if case.label else "")
-                out.append(check(Exchange(a.stats["name"], side_name(scenario, a), d.stats["name"],
-                                          side_name(scenario, d), label, hit, damage, outcomes,
-                                          _reading(blow, a))))
+                out.append(exchange_between(scenario, a, d, label, hit, damage, outcomes, _reading(blow, a)))
     return out
