@@ -397,10 +397,9 @@ def test_surprised_defender_after_round_one_matches_the_engine():
 
 @pytest.mark.parametrize("pa", [{}, {"called_shot": "always"}])
 def test_surprised_attacker_matches_the_engine_in_both_rounds(pa):
-    # With the policy's `called_shot: always` the engine keeps calling shots (-3) while the
-    # attacker is surprised, though the text says a surprised character "may not initiate ...
-    # any of the special conflict maneuvers" and a scripted called shot falls back to a plain
-    # attack: the odds follow the engine (reported; if the engine changes, this row must too).
+    # With the policy's `called_shot: always` a surprised attacker still attacks plainly: the
+    # text says a surprised character "may not initiate ... any of the special conflict
+    # maneuvers" (the engine called shots at -3 here until this was found by these odds).
     rules = {"surprised_first_round": "attack_at_penalty", "surprised_first_round_penalty": 5}
     data = duel(fighter("A", awareness="unaware", perception=-20, willpower=-20, fortitude=-20, combat=4,
                         weapons=[{"name": "w", "damage": "d6"}]), fighter("D", defense=1), rules=rules, pa=pa)

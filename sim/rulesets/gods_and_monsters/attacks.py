@@ -68,6 +68,11 @@ def kinds(W, SL, ct, st):
         if not SL[L_ATTACKING, a] or t < 0:
             continue
         o = st[S_OWNER, a]
+        if W[W_SURPRISED, o]:
+            # "While surprised, characters may not initiate ... any of the special conflict
+            # maneuvers": a policy's called_shot / knockout / killing_blow / grab waits too,
+            # as a scripted maneuver does (round.py).
+            continue
         act = W[W_ACTION, o]
         when = ct[C_CALLED_WHEN, o]
         kind = NORMAL

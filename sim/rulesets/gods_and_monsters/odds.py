@@ -232,12 +232,14 @@ def cases(setup, o, t, a, scripted: set) -> list[Case]:
     if _can_be_surprised(ct, t):
         out += _surprised_defender(setup, o, t, a, std, ko)
     if _can_be_surprised(ct, o):
-        out.append(Case(" (attacker surprised)", "the attacker surprised after round 1 (-3)", kind=std,
-                        att_pen=S.SURPRISED_ROLL_PENALTY))
+        # A surprised attacker makes plain attacks: it "may not initiate ... any of the special
+        # conflict maneuvers", whatever its policy calls for.
+        out.append(Case(" (attacker surprised)", "the attacker surprised after round 1 (-3, no called shot)",
+                        kind=T.NORMAL, att_pen=S.SURPRISED_ROLL_PENALTY))
         if rules["surprised_first_round"] == FIRST_ROUND_PENALTY:
             pen = rules["surprised_first_round_penalty"]
-            out.append(Case(" (attacker surprised, round 1)", f"the attacker surprised in round 1 (-{pen})",
-                            kind=std, att_pen=pen))
+            out.append(Case(" (attacker surprised, round 1)",
+                            f"the attacker surprised in round 1 (-{pen}, no called shot)", kind=T.NORMAL, att_pen=pen))
     if ct[T.C_COVER_AIM, o] or T.COVER in scripted:
         kind = ko
         extra = "covered" if kind == T.NORMAL and a == ct[T.C_FIRST_SLOT, o] else ""
