@@ -19,10 +19,13 @@ from sim.analysis.common import frame
 def is_day_file(path) -> bool:
     """Whether the YAML file at `path` is a day (it has `steps:`), read leniently: a file
     that does not parse is left to the scenario loader's messages."""
-    import yaml
+    from sim.errors import ScenarioError
+    from sim.yamlload import load_text, read_file
+    # Through the loader's own reading: a pipe, a device, a file past the size limit or a
+    # bomb of aliases is refused there, where a plain read hung or filled the memory.
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError, UnicodeDecodeError, RecursionError, ValueError):
+        data, _ = load_text(read_file(path), file=str(path))
+    except (ScenarioError, OSError, RecursionError, ValueError):
         return False
     return isinstance(data, dict) and "steps" in data and "party" in data
 
