@@ -386,15 +386,22 @@ def sensitivity(scenario, combatants, play, skirmishes, seed, jobs, max_rounds, 
 @play_option("searched for the scenario; every side's strongest play found joins its entrants as `best`.")
 @common_options
 def tournament(scenario, policies, play, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir, quiet):
-    """Every pairing of the listed policies: win-rate matrices, best responses, robustness."""
+    """Every pairing of the listed policies: win-rate matrices, best responses, robustness.
+    Of a day file: the party's policies in every fight (party=...) or one fight's side's
+    (FIGHT.SIDE=...), ranked by day survival on the same days."""
     from sim.analysis import best_responses, matrix, tournament as tour_fn, verdicts
     from sim.analysis.tournament import parse_policy_list
+    from sim.day.compare import is_day_file
     spec = {}
     for item in policies:
         if "=" not in item:
             raise ScenarioError(f"--policies '{item}' needs the form SIDE=POLICIES, e.g. party=random,weakest.")
         side, text = item.split("=", 1)
         spec.setdefault(side.strip(), []).extend(parse_policy_list(text, side.strip()))
+    if is_day_file(scenario):
+        from sim.cli_day import tournament_day_command
+        return tournament_day_command(scenario, spec, play, skirmishes, seed, jobs, max_rounds, sets, out, as_json,
+                                      report_dir, quiet)
     with bar("tournament", scenario, quiet) as update:
         df = tour_fn(scenario, spec, n=skirmishes or 20000, seed=seed, jobs=jobs, max_rounds=max_rounds,
                      overrides=parse_sets(sets), play=play, progress=update)

@@ -297,6 +297,27 @@ def sensitivity_day_command(path, members, play, days, seed, jobs, max_rounds, s
     echo(sensitivity_day_text(df))
 
 
+def tournament_day_command(path, spec, play, days, seed, jobs, max_rounds, sets, out, as_json, report_dir, quiet):
+    """`skirmish tournament` of a day file (sim.day.tournament): -n counts days."""
+    _threads_only()
+    from sim.cli_analysis import bar, emit_json, parse_sets, write_out
+    from sim.day.tournament import tournament_day, tournament_day_text
+    from sim.errors import ScenarioError
+    refused = [name for name, given in (("--play best", play == "best"), ("--max-rounds", max_rounds),
+                                        ("--report", report_dir)) if given]
+    if refused:
+        raise ScenarioError(f"{', '.join(refused)} {'is' if len(refused) == 1 else 'are'} not taken by a tournament "
+                            "of a day file: write rounds into the day's `run: max_rounds`, and use `skirmish day "
+                            "FILE --report DIR` for the day's page.")
+    with bar("tournament", path, quiet) as update:
+        df = tournament_day(path, spec, days=days or 5000, seed=seed, jobs=jobs, overrides=parse_sets(sets),
+                            progress=update)
+    write_out(df, out, as_json)
+    if as_json:
+        return emit_json("tournament", df)
+    echo(tournament_day_text(df))
+
+
 def compare_days_command(a, b, sets, sets_b, days, seed, jobs, max_rounds, out, as_json, report_dir, quiet):
     """`skirmish compare` of two day files."""
     from sim.cli_analysis import bar, emit_json, write_out
