@@ -100,3 +100,11 @@ def test_page_lines_read_words_and_numbers_not_pictures_or_provenance():
             f'<script type="application/json" id="{SCRIPT_ID}">{{}}</script>')
     assert page_lines(html) == [("", "T"), ("", "Verdict"), ("Verdict", "wins 48.8%"), ("Verdict", "a"),
                                 ("Verdict", "1.5")]
+
+
+def test_a_shipped_page_replays_identical():
+    # The shipped pages are regenerated with the code that plays them: one that no longer
+    # replays identically is stale (python -m sim.report.regenerate), or a figure moved.
+    done = _invoke("rerun", ROOT / "reports/lens/greatsword_vs_dagger")
+    assert done.exit_code == 0, done.output
+    assert done.output.startswith("identical: all")
