@@ -4,7 +4,7 @@ While a command runs, `recording` notes its arguments and the text of every scen
 library and day file it reads (sim/yamlload.py's read_file calls `note_read`). A page
 written meanwhile embeds that recipe (sim/report/html.py), so `skirmish rerun PAGE`
 (sim/rerun.py) can lay the same files out in a fresh folder and play the same command,
-needing nothing but the page. Nothing here imports the rest of the package.
+needing nothing but the page. No kernel reads this file.
 """
 from __future__ import annotations
 
@@ -41,6 +41,15 @@ def note_read(path, text: str) -> None:
     current = _CURRENT.get()
     if current is not None:
         current["files"][str(Path(path).resolve())] = text
+
+
+def _listen() -> None:
+    from sim.yamlload import READERS
+    if note_read not in READERS:
+        READERS.append(note_read)
+
+
+_listen()
 
 
 def current() -> dict | None:

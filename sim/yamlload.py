@@ -16,7 +16,6 @@ from pathlib import Path
 import yaml
 
 from sim.errors import ScenarioError
-from sim.recipe import note_read
 
 MAX_BYTES = 1_000_000  # a hand-written scenario is a few KB; 1 MB is generous
 MAX_DEPTH = 64  # deepest nesting of mappings and lists; scenarios need about 8
@@ -47,6 +46,12 @@ class _StrictLoader(_Loader):
 class _Duplicate(Exception):
     def __init__(self, key, first: int, second: int):
         self.key, self.first, self.second = key, first, second
+
+
+# Told of every file read, as (path, text): sim/recipe.py records a command's inputs so a
+# page can be played again from itself. A hook, not an import: every kernel reads this file,
+# and what it imports joins their compile fingerprint.
+READERS: list = []
 
 
 def read_file(path) -> str:
@@ -85,7 +90,8 @@ def read_file(path) -> str:
     except UnicodeDecodeError as e:
         raise ScenarioError(f"is not UTF-8 text (bad byte at position {e.start}); save it as UTF-8.",
                             file=str(p)) from None
-    note_read(p, text)  # a report written by this command can then be played again from the page alone
+    for told in READERS:
+        told(p, text)
     return text
 
 

@@ -167,3 +167,26 @@ def dotted_tune_frame():
     d.attrs["analysis"] = {"command": "tune", "param": p, "side": "party", "target": 0.5, "value": 9,
                            "message": rows[0]["message"]}
     return d
+
+
+def stable_text(page) -> str:
+    """A page's text as a shipped copy must match it: the pictures' pixels (the installed
+    matplotlib's) left out, and of its replay recipe the versions (a hash of the sources
+    moves with any edit) and the folder the page was written to."""
+    import json
+    import re
+    from pathlib import Path
+
+    from sim.recipe import SCRIPT_ID
+    text = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "data:image/png;base64,...", Path(page).read_text())
+    start = text.find(f'id="{SCRIPT_ID}">')
+    if start < 0:
+        return text
+    start += len(f'id="{SCRIPT_ID}">')
+    end = text.index("</script>", start)
+    recipe = json.loads(text[start:end])
+    recipe.pop("versions", None)
+    argv = recipe["argv"]
+    if "--report" in argv:
+        argv[argv.index("--report") + 1] = "DIR"
+    return text[:start] + json.dumps(recipe, sort_keys=True) + text[end:]
