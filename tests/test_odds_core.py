@@ -74,12 +74,22 @@ def test_bad_names_and_day_files_are_refused_in_one_paragraph():
     assert day.exit_code == 2 and "is a day file" in day.output
 
 
-@pytest.mark.parametrize("scenario", ["scenarios/gods_and_monsters/yeti.yaml", "scenarios/lens/caster_duel.yaml",
-                                      "scenarios/lifeforce/duel.yaml"])
-def test_the_run_report_holds_the_matchup_table(scenario, tmp_path):
+def test_the_run_report_holds_the_matchup_table(tmp_path):
+    scenario = "scenarios/gods_and_monsters/yeti.yaml"
     done = CliRunner().invoke(main, ["run", scenario, "-n", "200", "--report", str(tmp_path), "-q"])
     assert done.exit_code == 0, done.output
     page = (tmp_path / "index.html").read_text()
     assert "Exact odds of one exchange" in page and "hit %" in page
     first = odds(scenario).pairs.iloc[0]
     assert f"{100 * first['hit']:.1f}" in page
+
+
+@pytest.mark.parametrize("scenario", ["scenarios/lens/caster_duel.yaml", "scenarios/lifeforce/duel.yaml"])
+def test_the_matchup_section_of_every_ruleset(scenario):
+    from sim.report.odds import odds_section
+    section = odds_section(load_scenario(scenario))
+    (caption, table), = section.tables
+    pairs = odds(scenario).pairs
+    assert caption == "Matchups" and len(table) == len(pairs)
+    assert table["hit %"].tolist() == (100 * pairs["hit"]).round(1).tolist()
+    assert any(c.endswith(" %") and c not in ("hit %", "any damage %") for c in table.columns)  # the outcomes
