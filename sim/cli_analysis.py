@@ -340,34 +340,45 @@ TUNE_CONSTANTS = ("message", "rule_options", "param", "target_side", "target", "
 @click.argument("scenario")
 @click.option("--combatant", "combatants", multiple=True, metavar="NAME",
               help="Only this combatant's stats (repeatable; default all).")
+@click.option("--metric", metavar="FIGURE",
+              help="Price each step in this figure too, and rank by it: rounds.mean, SIDE.win_rate, SIDE.any_death, "
+                   "SIDE.any_down, SIDE.deaths.mean; of a day file day.survival (the default), day.nobody_dies, "
+                   "day.deaths, day.fights_won, fight.NAME.lost, MEMBER.dead.")
 @play_option("searched once for the base scenario and kept for every step (a small step changes the best play's "
              "value only to second order; the steps stay paired).")
 @common_options
-def sensitivity(scenario, combatants, play, skirmishes, seed, jobs, max_rounds, sets, out, as_json, report_dir,
-                quiet):
+def sensitivity(scenario, combatants, metric, play, skirmishes, seed, jobs, max_rounds, sets, out, as_json,
+                report_dir, quiet):
     """Stat weights: each numeric stat one step up and down, paired change in win rates, ranked
     (of a day file: the party's stats, priced in points of day survival)."""
     from sim.day.compare import is_day_file
     if is_day_file(scenario):
         from sim.cli_day import sensitivity_day_command
         return sensitivity_day_command(scenario, combatants, play, skirmishes, seed, jobs, max_rounds, sets, out,
-                                       as_json, report_dir, quiet)
+                                       as_json, report_dir, quiet, metric or "day.survival")
     from sim.analysis import sensitivity as sens_fn
     with bar("sensitivity", scenario, quiet) as update:
         df = sens_fn(scenario, list(combatants) or None, n=skirmishes or 20000, seed=seed, jobs=jobs,
-                     max_rounds=max_rounds, overrides=parse_sets(sets), play=play, progress=update)
+                     max_rounds=max_rounds, overrides=parse_sets(sets), play=play, progress=update, metric=metric)
     write_out(df, out, as_json, report_dir=report_dir, played=(scenario, sets))
     if as_json:
         return emit_json("sensitivity", df)
-    sides = [c[:-len(".delta")] for c in df.columns if c.endswith(".delta")]
+    sides = [c[:-len(".delta")] for c in df.columns if c.endswith(".delta") and c != "metric.delta"]
     echo(f"{len(df)} changes x {df.attrs['analysis']['skirmishes']:,} skirmishes, common random numbers; "
                "change in win rate in percentage points with paired 95% intervals.")
     play_note(df)
     width = max(len(f"{r.combatant} {r.stat}") for r in df.itertuples()) + 2
     change_w = max(14, *(len(x) for x in df["label"])) + 1
-    echo(f"\n  {'#':>3} {'stat':<{width}} {'change':<{change_w}} " + "".join(f"{s:<30}" for s in sides))
+    if metric:
+        echo(f"Ranked by the change in {metric} ({_metric_words(metric, df)}), the last column.")
+    echo(f"\n  {'#':>3} {'stat':<{width}} {'change':<{change_w}} " + "".join(f"{s:<30}" for s in sides)
+         + (metric or ""))
     for _, r in df.iterrows():
         cells = "".join(f"{signed(r[f'{s}.delta'], r[f'{s}.delta_lo'], r[f'{s}.delta_hi']):<30}" for s in sides)
+        if metric:
+            scale = 1 if metric == "rounds.mean" or metric.endswith("deaths.mean") else 100
+            cells += (f"{scale * r['metric.delta']:+.2f} [{scale * r['metric.delta_lo']:+.2f}, "
+                      f"{scale * r['metric.delta_hi']:+.2f}]")
         same = all(r[f"{s}.delta_lo"] == r[f"{s}.delta_hi"] == 0 for s in sides)
         echo(f"  {r['rank']:>3} {r['combatant'] + ' ' + r['stat']:<{width}} {r['label']:<{change_w}} {cells}"
              + ("  (no skirmish changed)" if same else ""))
@@ -375,6 +386,13 @@ def sensitivity(scenario, combatants, play, skirmishes, seed, jobs, max_rounds, 
     if skipped:
         echo("\nNot stepped: " + "; ".join(f"{u['combatant']} {u['stat']} {u['step']} ({u['reason']})"
                                           for u in skipped) + ".")
+
+
+def _metric_words(metric: str, df) -> str:
+    base = df["metric.base"].iloc[0] if len(df) else float("nan")
+    if metric == "rounds.mean" or metric.endswith("deaths.mean"):
+        return f"{base:.2f} as written; the change per fight"
+    return f"{100 * base:.1f}% as written; the change in points"
 
 
 @main.command()

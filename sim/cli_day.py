@@ -276,7 +276,7 @@ def tune_day_command(path, params, target, rngs, max_days, play, days, seed, job
 
 
 def sensitivity_day_command(path, members, play, days, seed, jobs, max_rounds, sets, out, as_json, report_dir,
-                            quiet):
+                            quiet, metric="day.survival"):
     """`skirmish sensitivity` of a day file (sim.day.sensitivity): -n counts days."""
     _threads_only()
     from sim.cli_analysis import bar, emit_json, parse_sets, write_out
@@ -290,7 +290,7 @@ def sensitivity_day_command(path, members, play, days, seed, jobs, max_rounds, s
                             "FILE --report DIR` for the day's page.")
     with bar("sensitivity", path, quiet) as update:
         df = sensitivity_day(path, list(members) or None, days=days or 5000, seed=seed, jobs=jobs,
-                             overrides=parse_sets(sets), progress=update)
+                             overrides=parse_sets(sets), progress=update, metric=metric)
     write_out(df, out, as_json)
     if as_json:
         return emit_json("sensitivity", df)

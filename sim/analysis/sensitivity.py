@@ -188,9 +188,36 @@ def stat_blocks(scen, combatants: list[str] | None = None) -> list[tuple[str, in
     return blocks
 
 
+FIGHT_METRICS = ("win_rate", "any_death", "any_down", "deaths.mean")
+
+
+def parse_metric(scen, text: str) -> tuple[str | None, str]:
+    """`rounds.mean`, or SIDE.win_rate / any_death / any_down / deaths.mean: (side, measure)."""
+    if text == "rounds.mean":
+        return None, text
+    for side in sorted(scen.side_names, key=len, reverse=True):
+        if text.startswith(side + ".") and text[len(side) + 1:] in FIGHT_METRICS:
+            return side, text[len(side) + 1:]
+    wanted = ["rounds.mean", *(f"{s}.{m}" for s in scen.side_names for m in FIGHT_METRICS)]
+    raise ScenarioError(f"--metric {text!r} is not a figure of a fight.{closest(text, wanted)} Give rounds.mean or "
+                        f"SIDE.{'/'.join(FIGHT_METRICS)} for a side of {', '.join(scen.side_names)} (shares of "
+                        "fights, deaths per fight, rounds per fight).", file=scen.source)
+
+
+def per_fight(result, side: str | None, measure: str) -> np.ndarray:
+    """One value per fight of the metric, in skirmish order."""
+    from sim.analysis.balance_targets import Fights
+    f = Fights.of(result)
+    if measure == "rounds.mean":
+        return f.rounds
+    s = f.sides.index(side)
+    return {"win_rate": (f.winner == s).astype(float), "any_death": (f.dead[:, s] > 0).astype(float),
+            "any_down": (f.down[:, s] > 0).astype(float), "deaths.mean": f.dead[:, s].astype(float)}[measure]
+
+
 def sensitivity(scenario, combatants: list[str] | None = None, n: int | None = 20000, seed: int | None = None,
                 jobs: int = 1, max_rounds: int | None = None, overrides: dict | None = None,
-                play: str = "as-written", progress=None) -> pd.DataFrame:
+                play: str = "as-written", progress=None, metric: str | None = None) -> pd.DataFrame:
     """For every numeric stat of the chosen combatants (default: all), the paired change in
     each side's win rate when it goes one step up and one step down.
 
@@ -202,8 +229,11 @@ def sensitivity(scenario, combatants: list[str] | None = None, n: int | None = 2
     variant, `<side>.delta` with `_lo/_hi` (paired 95% interval), and `rank` (1 = the
     largest absolute change in the combatant's own side's win rate). Sorted by rank.
     `play="best"`: every step under the base's strongest play (sim.analysis.optimize_play).
+    `metric` (rounds.mean, SIDE.win_rate, SIDE.any_death, SIDE.any_down, SIDE.deaths.mean)
+    adds its value and paired change per row (`metric.*`) and ranks by that change.
     """
     base = as_scenario(scenario, overrides)
+    measured = parse_metric(base, metric) if metric else None
     best_policies = None
     if check_play(play):
         base, best_policies = best_base(base, seed, jobs, max_rounds, progress=progress)
@@ -225,12 +255,15 @@ def sensitivity(scenario, combatants: list[str] | None = None, n: int | None = 2
     if not changes:
         raise ScenarioError("the chosen combatants have no numeric stats to vary.", file=base.source)
     variants = [base] + scens
+    reduce = win_matrix if measured is None else (lambda r: (win_matrix(r), per_fight(r, *measured)))
     played = play_variants(variants, n=n, seed=seed, jobs=jobs, max_rounds=max_rounds, crn=True,
-                           reduce=win_matrix, progress=progress)
-    wins = played.results
+                           reduce=reduce, progress=progress)
+    wins = played.results if measured is None else [w for w, _ in played.results]
+    values = None if measured is None else [v for _, v in played.results]
     sides = base.side_names
     rows = []
-    for (name, side, stat, path, old, new, step, label), scen, w in zip(changes, variants[1:], wins[1:]):
+    for k, ((name, side, stat, path, old, new, step, label), scen, w) in enumerate(zip(changes, variants[1:],
+                                                                                        wins[1:]), 1):
         row = {"combatant": name, "side": side, "stat": stat, "path": path, "step": "+1" if step > 0 else "-1",
                "old": str(old), "new": str(new), "label": label, "skirmishes": len(w)}
         for s, sname in enumerate(sides):
@@ -240,14 +273,21 @@ def sensitivity(scenario, combatants: list[str] | None = None, n: int | None = 2
                 wins[0][:, s], w[:, s])
         row["own_delta"] = row[f"{side}.delta"]
         row["significant"] = bool(row[f"{side}.delta_lo"] > 0 or row[f"{side}.delta_hi"] < 0)
+        if values is not None:
+            d = paired_diff(values[0], values[k])
+            row.update({"metric": metric, "metric.base": float(values[0].mean()), "metric.value": float(
+                values[k].mean()), "metric.delta": d[0], "metric.delta_lo": d[1], "metric.delta_hi": d[2]})
+            row["significant"] = bool(d[1] > 0 or d[2] < 0)
         row.update(provenance_columns(base, scen, played.seed))
         rows.append(row)
     df = frame(rows, {"command": "sensitivity", "skirmishes": played.skirmishes,
                       "combatants": combatants or "all"})
-    order = df["own_delta"].abs().sort_values(ascending=False, kind="stable").index
+    order = df["own_delta" if values is None else "metric.delta"].abs().sort_values(ascending=False,
+                                                                                  kind="stable").index
     df = df.loc[order].reset_index(drop=True)
     df.insert(0, "rank", range(1, len(df) + 1))
     df.attrs["analysis"] = {"command": "sensitivity", "skirmishes": played.skirmishes,
                             "combatants": combatants or "all", "play": play, "unstepped": unstepped,
+                            **({"metric": metric} if metric else {}),
                             **({"play_policies": best_policies} if best_policies else {})}
     return df

@@ -17,7 +17,7 @@ from sim.analysis.common import frame, paired_diff
 from sim.analysis.sensitivity import next_read_step, rules_input, stat_blocks, stat_steps, step_label
 from sim.day.spec import Day
 from sim.day.variants import day_variant, join_path
-from sim.errors import ScenarioError
+from sim.errors import ScenarioError, closest
 from sim.overrides import side_path, split_path
 from sim.stats import mean_ci, wilson
 
@@ -48,27 +48,32 @@ def party_steps(day: Day, members: list[str] | None = None) -> list[tuple]:
 
 
 def sensitivity_day(path, members: list[str] | None = None, days: int | None = None, seed: int | None = None,
-                    jobs: int = 1, overrides: dict | None = None, progress=None) -> pd.DataFrame:
+                    jobs: int = 1, overrides: dict | None = None, progress=None,
+                    metric: str = "day.survival") -> pd.DataFrame:
     """One row per (member, stat, step): the day's survival with the change, its paired
     difference to the day as written (points, 95% interval) and the change in deaths per
-    day; ranked by the size of the survival change."""
+    day; ranked by the size of the survival change. `metric` (a day figure of
+    sim.day.compare.per_day: day.nobody_dies, day.deaths, day.fights_won, fight.NAME.lost,
+    MEMBER.dead) adds its value and paired change per row (`metric.*`) and ranks by that."""
     import sim.day
     day = day_variant(path if isinstance(path, Day) else sim.day.load_day(path, days=days, seed=seed),
                       overrides or {})
     if days is not None:
         day = dataclasses.replace(day, run={**day.run, "days": int(days)})
+    check_metric(day, metric)
     steps = party_steps(day, members)
     if not steps:
         raise ScenarioError("the party's members have no numeric stats to step.", file=day.source)
 
     def played(d: Day):
-        table = sim.day.run(d, jobs=jobs, progress=progress).days
-        return table["survived"].to_numpy(float), table["deaths"].to_numpy(float)
+        result = sim.day.run(d, jobs=jobs, progress=progress)
+        table = result.days.sort_values("day")
+        return table["survived"].to_numpy(float), table["deaths"].to_numpy(float), day_metric(result, metric)
 
-    base_survived, base_deaths = played(day)
+    base_survived, base_deaths, base_metric = played(day)
     rows = []
     for member, stat, dpath, old, new, step, label in steps:
-        survived, deaths = played(day_variant(day, {dpath: new}))
+        survived, deaths, measured = played(day_variant(day, {dpath: new}))
         lo, hi = wilson(int(survived.sum()), len(survived))
         d, d_lo, d_hi = paired_diff(base_survived, survived)
         dd = paired_diff(base_deaths, deaths)
@@ -78,25 +83,59 @@ def sensitivity_day(path, members: list[str] | None = None, days: int | None = N
                      "survival_lo": float(lo), "survival_hi": float(hi), "delta": d, "delta_lo": d_lo,
                      "delta_hi": d_hi, "deaths_delta": dd[0], "deaths_delta_lo": dd[1], "deaths_delta_hi": dd[2],
                      "significant": bool(d_lo > 0 or d_hi < 0)})
+        m = paired_diff(base_metric, measured)
+        rows[-1].update({"metric": metric, "metric.value": float(measured.mean()), "metric.delta": m[0],
+                         "metric.delta_lo": m[1], "metric.delta_hi": m[2]})
+        if metric != "day.survival":
+            rows[-1]["significant"] = bool(m[1] > 0 or m[2] < 0)
     meta = {"command": "sensitivity", "what": "day", "day": day.name, "day_file": day.source, "day_hash": day.hash,
-            "days": int(day.run["days"]), "seed": int(day.run["seed"]), "metric": "day.survival",
-            "base_survival": float(base_survived.mean()), "base_deaths": mean_ci(base_deaths)[0]}
+            "days": int(day.run["days"]), "seed": int(day.run["seed"]), "metric": metric,
+            "base_survival": float(base_survived.mean()), "base_deaths": mean_ci(base_deaths)[0],
+            "base_metric": float(base_metric.mean())}
     df = frame(rows, meta)
-    df = df.loc[df["delta"].abs().sort_values(ascending=False, kind="stable").index].reset_index(drop=True)
+    key = "delta" if metric == "day.survival" else "metric.delta"
+    df = df.loc[df[key].abs().sort_values(ascending=False, kind="stable").index].reset_index(drop=True)
     df.insert(0, "rank", range(1, len(df) + 1))
     df.attrs["analysis"] = meta
     return df
 
 
+MEANS = ("day.deaths", "day.fights_won")  # the day figures that are counts per day, not shares of days
+
+
+def day_metrics(day: Day) -> list[str]:
+    """The figures a day's sensitivity can price: sim.day.compare.per_day's."""
+    return (["day.survival", "day.nobody_dies", *MEANS] + [f"fight.{f.name}.lost" for f in day.fights]
+            + [f"{m}.dead" for m in day.members])
+
+
+def check_metric(day: Day, metric: str) -> None:
+    names = day_metrics(day)
+    if metric not in names:
+        raise ScenarioError(f"--metric {metric!r} is not a figure of this day.{closest(metric, names)} Give one of: "
+                            f"{', '.join(names)}.", file=day.source)
+
+
+def day_metric(result, metric: str):
+    """One value per day, in day order, of a figure of sim.day.compare.per_day."""
+    from sim.day.compare import per_day
+    return per_day(result)[metric][2]
+
+
 def sensitivity_day_text(df: pd.DataFrame, top: int = 25) -> str:
     meta = df.attrs["analysis"]
+    metric = meta.get("metric", "day.survival")
+    rate = metric not in MEANS
+    scale, unit = (100, "points") if rate else (1, "per day")
+    what = (f"the day's survival ({100 * meta['base_survival']:.1f}% as written)" if metric == "day.survival" else
+            f"{metric} ({scale * meta['base_metric']:.{1 if rate else 2}f}{'%' if rate else ''} as written)")
     lines = [f"{meta['day']}: each party stat one step up and down in every fight, {meta['days']:,} days each, "
-             f"seed {meta['seed']}, the same days; the day's survival ({100 * meta['base_survival']:.1f}% as "
-             "written) changes by, in points with paired 95% intervals:", ""]
+             f"seed {meta['seed']}, the same days; {what} changes by, in {unit} with paired 95% intervals:", ""]
+    key = "delta" if metric == "day.survival" else "metric.delta"
     for r in df.head(top).to_dict("records"):
         mark = "" if r["significant"] else "  (no clear change)"
         lines.append(f"  {r['rank']:>3}. {r['combatant'][:18]:<18} {r['stat'][:36]:<36} {r['label'][:30]:<30} "
-                     f"{100 * r['delta']:+6.2f} [{100 * r['delta_lo']:+.2f}, {100 * r['delta_hi']:+.2f}]{mark}")
+                     f"{scale * r[key]:+6.2f} [{scale * r[key + '_lo']:+.2f}, {scale * r[key + '_hi']:+.2f}]{mark}")
     if len(df) > top:
         lines.append(f"  ... and {len(df) - top} more (--json or --out for the whole table)")
     return "\n".join(lines)
