@@ -275,19 +275,24 @@ def tune_day_command(path, params, target, rngs, max_days, play, days, seed, job
     _exit_unless(meta["status"] != "unreachable")
 
 
+def _refuse_for_a_day(command: str, play, max_rounds, report_dir) -> None:
+    """The options a day's sensitivity and tournament do not take, named in one paragraph."""
+    from sim.errors import ScenarioError
+    refused = [name for name, given in (("--play best", play == "best"), ("--max-rounds", max_rounds),
+                                        ("--report", report_dir)) if given]
+    if refused:
+        raise ScenarioError(f"{', '.join(refused)} {'is' if len(refused) == 1 else 'are'} not taken by a {command} "
+                            "of a day file: write rounds into the day's `run: max_rounds`, and use `skirmish day "
+                            "FILE --report DIR` for the day's page.")
+
+
 def sensitivity_day_command(path, members, play, days, seed, jobs, max_rounds, sets, out, as_json, report_dir,
                             quiet, metric="day.survival"):
     """`skirmish sensitivity` of a day file (sim.day.sensitivity): -n counts days."""
     _threads_only()
     from sim.cli_analysis import bar, emit_json, parse_sets, write_out
     from sim.day.sensitivity import sensitivity_day, sensitivity_day_text
-    from sim.errors import ScenarioError
-    refused = [name for name, given in (("--play best", play == "best"), ("--max-rounds", max_rounds),
-                                        ("--report", report_dir)) if given]
-    if refused:
-        raise ScenarioError(f"{', '.join(refused)} {'is' if len(refused) == 1 else 'are'} not taken by a sensitivity "
-                            "of a day file: write rounds into the day's `run: max_rounds`, and use `skirmish day "
-                            "FILE --report DIR` for the day's page.")
+    _refuse_for_a_day("sensitivity", play, max_rounds, report_dir)
     with bar("sensitivity", path, quiet) as update:
         df = sensitivity_day(path, list(members) or None, days=days or 5000, seed=seed, jobs=jobs,
                              overrides=parse_sets(sets), progress=update, metric=metric)
@@ -302,13 +307,7 @@ def tournament_day_command(path, spec, play, days, seed, jobs, max_rounds, sets,
     _threads_only()
     from sim.cli_analysis import bar, emit_json, parse_sets, write_out
     from sim.day.tournament import tournament_day, tournament_day_text
-    from sim.errors import ScenarioError
-    refused = [name for name, given in (("--play best", play == "best"), ("--max-rounds", max_rounds),
-                                        ("--report", report_dir)) if given]
-    if refused:
-        raise ScenarioError(f"{', '.join(refused)} {'is' if len(refused) == 1 else 'are'} not taken by a tournament "
-                            "of a day file: write rounds into the day's `run: max_rounds`, and use `skirmish day "
-                            "FILE --report DIR` for the day's page.")
+    _refuse_for_a_day("tournament", play, max_rounds, report_dir)
     with bar("tournament", path, quiet) as update:
         df = tournament_day(path, spec, days=days or 5000, seed=seed, jobs=jobs, overrides=parse_sets(sets),
                             progress=update)

@@ -102,7 +102,27 @@ def source_digest() -> str:
 SCRIPT_ID = "skirmish-recipe"
 
 
-def script_tag(recipe: dict) -> str:
+def _embedded(recipe: dict) -> str:
     # "</" inside a script element would end it early; JSON reads "<\/" as "</".
-    text = json.dumps(recipe, ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
-    return f'<script type="application/json" id="{SCRIPT_ID}">{text}</script>'
+    return json.dumps(recipe, ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
+
+
+def script_tag(recipe: dict) -> str:
+    return f'<script type="application/json" id="{SCRIPT_ID}">{_embedded(recipe)}</script>'
+
+
+def recipe_span(page_text: str) -> tuple[int, int] | None:
+    """Where a page's embedded recipe (its JSON) starts and ends, or None for a page without one."""
+    tag = f'id="{SCRIPT_ID}">'
+    start = page_text.find(tag)
+    if start < 0:
+        return None
+    start += len(tag)
+    end = page_text.find("</script>", start)
+    return (start, end) if end >= 0 else None
+
+
+def with_recipe(page_text: str, recipe: dict) -> str:
+    """The page with its recipe replaced (tests, and a page edited on purpose)."""
+    start, end = recipe_span(page_text)
+    return page_text[:start] + _embedded(recipe) + page_text[end:]

@@ -20,7 +20,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from sim.errors import ScenarioError
-from sim.recipe import DROPPED_OPTIONS, REPORT_OPTIONS, SCRIPT_ID, versions
+from sim.recipe import DROPPED_OPTIONS, REPORT_OPTIONS, recipe_span, versions
 
 
 @dataclass
@@ -46,16 +46,15 @@ class Rerun:
 def read_recipe(page) -> dict:
     path = _page_file(page)
     text = path.read_text(encoding="utf-8", errors="replace")
-    start = text.find(f'id="{SCRIPT_ID}">')
-    if start < 0:
+    span = recipe_span(text)
+    if span is None:
         raise ScenarioError(
             "holds no replay recipe: it was written by `skirmish report` from a saved table, or by a version "
             "older than `skirmish rerun`. Write the page again with the command that made it (its provenance "
             "names the scenario, seed and skirmishes), e.g. `skirmish run SCENARIO --report DIR`, then rerun "
             "that page.", file=str(path))
-    start += len(f'id="{SCRIPT_ID}">')
     try:
-        return json.loads(text[start:text.index("</script>", start)])
+        return json.loads(text[span[0]:span[1]])
     except (ValueError, json.JSONDecodeError):
         raise ScenarioError("has a replay recipe that is not valid JSON (was the page edited?); write the page "
                             "again with the command that made it.", file=str(path)) from None

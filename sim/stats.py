@@ -28,3 +28,15 @@ def mean_ci(values, z: float = Z95) -> tuple[float, float, float]:
     m = float(v.mean())
     se = float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else 0.0
     return m, m - z * se, m + z * se
+
+
+def first_at_percentiles(score, ids, percentiles) -> dict[float, int]:
+    """percentile -> the id of the first item (in `ids` order) whose score is that
+    percentile of all scores (an observed score, `inverted_cdf`): the representative
+    fights of a run and days of a day."""
+    score = np.asarray(score)
+    out = {}
+    for p in percentiles:
+        target = np.percentile(score, p, method="inverted_cdf")
+        out[p] = int(ids[np.flatnonzero(score == target)[0]])
+    return out

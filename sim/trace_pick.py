@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.errors import ScenarioError
+from sim.stats import first_at_percentiles
 
 BY = ("outcome", "rounds")
 
@@ -44,13 +45,8 @@ def fight_score(result, side: str, by: str) -> np.ndarray:
 
 def representative(result, side: str, by: str, wanted: tuple[float, ...]) -> list[tuple[float, int]]:
     """(percentile, skirmish): the first skirmish whose score is that percentile of all scores."""
-    score = fight_score(result, side, by)
     ids = np.sort(result.skirmishes["skirmish"].to_numpy())
-    out = []
-    for p in wanted:
-        target = np.percentile(score, p, method="inverted_cdf")
-        out.append((p, int(ids[np.flatnonzero(score == target)[0]])))
-    return out
+    return list(first_at_percentiles(fight_score(result, side, by), ids, wanted).items())
 
 
 def describe(result, skirmish: int, side: str) -> str:

@@ -177,16 +177,14 @@ def stable_text(page) -> str:
     import re
     from pathlib import Path
 
-    from sim.recipe import SCRIPT_ID
+    from sim.recipe import recipe_span, with_recipe
     text = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "data:image/png;base64,...", Path(page).read_text())
-    start = text.find(f'id="{SCRIPT_ID}">')
-    if start < 0:
+    span = recipe_span(text)
+    if span is None:
         return text
-    start += len(f'id="{SCRIPT_ID}">')
-    end = text.index("</script>", start)
-    recipe = json.loads(text[start:end])
+    recipe = json.loads(text[span[0]:span[1]])
     recipe.pop("versions", None)
     argv = recipe["argv"]
     if "--report" in argv:
         argv[argv.index("--report") + 1] = "DIR"
-    return text[:start] + json.dumps(recipe, sort_keys=True) + text[end:]
+    return with_recipe(text, recipe)

@@ -163,6 +163,8 @@ def test_a_ruleset_fingerprint_follows_its_own_files_and_the_core_and_ignores_th
     assert {"round.py", "fused.py", "attacks.py", "tables.py", "moves.py", "kernel.py"} <= gm
     _append(tree / "summary.py", "\n# a report-only edit\n")
     _append(tree / "compiled.py", "\n# the compile notice, which no kernel reads\n")
+    _append(tree / "recipe.py", "\n# a page's replay recipe, heard through yamlload's hook, not imported\n")
+    _append(tree / "rulesets" / "lifeforce" / "odds.py", "\n# reads the kernel's tables; no kernel reads it\n")
     assert fingerprint() == before
     _append(tree / "rulesets" / "lifeforce" / "layout.py", "\n# a rule edit\n")
     after = fingerprint()
@@ -175,6 +177,11 @@ def test_a_ruleset_fingerprint_follows_its_own_files_and_the_core_and_ignores_th
     fused_edit = fingerprint()
     assert fused_edit["gods_and_monsters"] != lens_edit["gods_and_monsters"]
     assert {n: fused_edit[n] for n in ("lens", "lifeforce")} == {n: lens_edit[n] for n in ("lens", "lifeforce")}
+    _append(tree / "rulesets" / "gods_and_monsters" / "attacks.py", "\n# who may make a called shot\n")
+    attacks_edit = fingerprint()
+    assert attacks_edit["gods_and_monsters"] != fused_edit["gods_and_monsters"]
+    assert {n: attacks_edit[n] for n in ("lens", "lifeforce")} == {n: fused_edit[n] for n in ("lens", "lifeforce")}
+    fused_edit = attacks_edit
     _append(tree / "rulesets" / "lifeforce" / "kduel.py", "\n# the fused duel, a carried start\n")
     duel_edit = fingerprint()
     assert duel_edit["lifeforce"] != fused_edit["lifeforce"]

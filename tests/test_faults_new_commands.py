@@ -2,7 +2,6 @@
 child): status 130, one paragraph, no table or page left half-written."""
 from __future__ import annotations
 
-import json
 import os
 import signal
 import time
@@ -11,7 +10,8 @@ from click.testing import CliRunner
 
 from process_helpers import ROOT, YETI, cli, finish, wait_for
 from sim.cli import main
-from sim.recipe import SCRIPT_ID
+from sim.recipe import with_recipe
+from sim.rerun import read_recipe
 
 
 def _interrupted(p, after_s: float) -> str:
@@ -37,12 +37,9 @@ def test_ctrl_c_in_rerun_stops_the_replay_and_removes_its_folder(tmp_path):
     page = tmp_path / "page"
     assert CliRunner().invoke(main, ["run", str(ROOT / YETI), "-n", "200", "--report", str(page), "-q"]).exit_code == 0
     index = page / "index.html"
-    text = index.read_text()
-    start = text.index(f'id="{SCRIPT_ID}">') + len(f'id="{SCRIPT_ID}">')
-    end = text.index("</script>", start)
-    recipe = json.loads(text[start:end])
+    recipe = read_recipe(page)
     recipe["argv"][recipe["argv"].index("-n") + 1] = "50000000"  # a replay that would take minutes
-    index.write_text(text[:start] + json.dumps(recipe) + text[end:])
+    index.write_text(with_recipe(index.read_text(), recipe))
     keep = tmp_path / "replay"
     p = cli("rerun", page, "--keep", keep)
     wait_for(lambda: (keep / "_replayed_page").exists() or any(keep.rglob("*.yaml")), p)

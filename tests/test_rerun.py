@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from sim.cli import main
-from sim.recipe import SCRIPT_ID
+from sim.recipe import SCRIPT_ID, with_recipe
 from sim.rerun import page_lines, read_recipe, replay_argv
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,12 +58,9 @@ def test_a_changed_figure_is_named_with_its_section_and_the_reason(tmp_path):
     first = re.compile(r"\d+\.\d%").search(text, verdict)
     index.write_text(text[:first.start()] + "12.3%" + text[first.end():])
     # The edit on a page that also names another numba: the line is named, the reason is the version.
-    text = index.read_text()
-    start = text.index(f'id="{SCRIPT_ID}">') + len(f'id="{SCRIPT_ID}">')
-    end = text.index("</script>", start)
-    recipe = json.loads(text[start:end])
+    recipe = read_recipe(page)
     recipe["versions"]["numba"] = "0.1.0"
-    index.write_text(text[:start] + json.dumps(recipe) + text[end:])
+    index.write_text(with_recipe(index.read_text(), recipe))
     other = _invoke("rerun", page)
     assert other.exit_code == 3 and "another version plays it: numba 0.1.0 then" in other.output
     assert "different: 1 of" in other.output and "12.3%" in other.output and "[Verdict]" in other.output

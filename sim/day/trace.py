@@ -113,10 +113,5 @@ def day_score(result) -> np.ndarray:
 
 def representative_days(result, percentiles=(5, 50, 95)) -> dict[int, int]:
     """percentile -> the first day whose score is that percentile of all days' scores."""
-    score = day_score(result)
-    ids = np.sort(result.days["day"].to_numpy())
-    out = {}
-    for p in percentiles:
-        target = np.percentile(score, p, method="inverted_cdf")
-        out[p] = int(ids[np.flatnonzero(score == target)[0]])
-    return out
+    from sim.stats import first_at_percentiles
+    return first_at_percentiles(day_score(result), np.sort(result.days["day"].to_numpy()), percentiles)
