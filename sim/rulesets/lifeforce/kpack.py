@@ -20,7 +20,6 @@ from numba import config, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.arrayobj import make_array, populate_array
-from sim.jit import inline
 
 
 XP = 16  # X[XP] is the packed array itself, for passing on to the next step
@@ -67,87 +66,96 @@ def part(P: np.ndarray, k: int, like: np.ndarray) -> np.ndarray:
     return P[off:off + n_words].view(like.dtype)[:like.size].reshape(like.shape)
 
 
-def _view(ndim, dtype):
-    @intrinsic
-    def view(typingctx, arr, offset, rows, cols):
-        """arr[offset:] seen as a C-contiguous (rows, cols) matrix, or a vector of `rows`, of `dtype`."""
-        rettype = types.Array(dtype, ndim, "C")
-
-        def codegen(context, builder, sig, args):
-            a, off, r, c = args
-            src = make_array(sig.args[0])(context, builder, a)
-            out = make_array(rettype)(context, builder)
-            ll_item = context.get_data_type(dtype)
-            itemsize = context.get_constant(types.intp, context.get_abi_sizeof(ll_item))
-            dims = [r, c] if ndim == 2 else [r]
-            steps = [builder.mul(c, itemsize), itemsize] if ndim == 2 else [itemsize]
-            data = builder.bitcast(builder.gep(src.data, [off]), ll_item.as_pointer())
-            populate_array(out, data=data, shape=cgutils.pack_array(builder, dims),
-                           strides=cgutils.pack_array(builder, steps), itemsize=itemsize, meminfo=src.meminfo)
-            return out._getvalue()
-        return rettype(arr, types.intp, types.intp, types.intp), codegen
-    return view
+_INT, _FLOAT, _BOOL = types.int64, types.float64, types.boolean
+# The parts unpack returns, by kind and rank, in the order the kernel has always named
+# them: T the scenario (K, W, R, COND, SBW, COSTS, PRIO, the policy program's 7 columns and
+# READS, ZONE, ZFIRST, NEED, CELL, then the expected damage of a hit EV with its row per
+# attacker and weapon EVR and column per target EVC), X a skirmish's scratch (S, D, Q,
+# BOUGHT, RU, FOCUS, CAND, HEALTH, DIST, OBS, STACK, ORDER, PERM, POSN, SV stunt worths,
+# NEAR a walk's neighbours), and X[XP] is P itself.
+T_PARTS = ((_INT, 2), (_INT, 2), (_INT, 1), (_INT, 2), (_INT, 2), (_INT, 2), (_INT, 2), (_INT, 1), (_INT, 1),
+           (_FLOAT, 1), (_INT, 1), (_INT, 1), (_INT, 1), (_INT, 1), (_INT, 2), (_INT, 2), (_INT, 1), (_INT, 1),
+           (_FLOAT, 1), (_FLOAT, 2), (_INT, 2), (_INT, 1))
+X_PARTS = ((_INT, 2), (_INT, 2), (_INT, 2), (_INT, 1), (_FLOAT, 1), (_INT, 1), (_BOOL, 1), (_FLOAT, 1),
+           (_FLOAT, 1), (_FLOAT, 1), (_FLOAT, 1), (_INT, 1), (_INT, 1), (_INT, 1), (_FLOAT, 1), (_INT, 1))
+assert len(T_PARTS) == N_TABLES and len(X_PARTS) == N_SCRATCH
 
 
-def _py_view(ndim, dtype):
+def _view_of(context, builder, src, k, dtype, ndim):
+    """Part k of the packed array src as a C-contiguous array of dtype and rank ndim: an
+    array header over the words at the part's offset (no copy, no check)."""
+    def word(j):
+        return builder.load(builder.gep(src.data, [context.get_constant(types.intp, j)]))
+    off, rows, cols = word(HEADER * k), word(HEADER * k + 1), word(HEADER * k + 2)
+    out = make_array(types.Array(dtype, ndim, "C"))(context, builder)
+    ll_item = context.get_data_type(dtype)
+    itemsize = context.get_constant(types.intp, context.get_abi_sizeof(ll_item))
+    dims = [rows, cols] if ndim == 2 else [rows]
+    steps = [builder.mul(cols, itemsize), itemsize] if ndim == 2 else [itemsize]
+    data = builder.bitcast(builder.gep(src.data, [off]), ll_item.as_pointer())
+    populate_array(out, data=data, shape=cgutils.pack_array(builder, dims),
+                   strides=cgutils.pack_array(builder, steps), itemsize=itemsize, meminfo=src.meminfo)
+    return out._getvalue()
+
+
+@intrinsic
+def _unpack(typingctx, packed):
+    """(T, X) in one intrinsic call. Typed once per caller as one call: the same views built
+    by inlined helpers were typed again for each of the 39 parts at each of 16 call sites."""
+    t_types = [types.Array(dt, nd, "C") for dt, nd in T_PARTS]
+    x_types = [types.Array(dt, nd, "C") for dt, nd in X_PARTS] + [packed]
+    rettype = types.Tuple((types.Tuple(t_types), types.Tuple(x_types)))
+
+    def codegen(context, builder, sig, args):
+        src = make_array(sig.args[0])(context, builder, args[0])
+        t = [_view_of(context, builder, src, k, dt, nd) for k, (dt, nd) in enumerate(T_PARTS)]
+        x = [_view_of(context, builder, src, N_TABLES + k, dt, nd) for k, (dt, nd) in enumerate(X_PARTS)]
+        x.append(args[0])
+        ret_t, ret_x = rettype.types
+        return context.make_tuple(builder, rettype, (context.make_tuple(builder, ret_t, t),
+                                                     context.make_tuple(builder, ret_x, x)))
+    return rettype(packed), codegen
+
+
+@intrinsic
+def _context(typingctx, packed):
+    """(G, seed, events, counts) in one intrinsic call."""
+    g, ev, cnt = types.Array(_INT, 1, "C"), types.Array(_INT, 2, "C"), types.Array(_INT, 1, "C")
+    rettype = types.Tuple((g, types.uint64, ev, cnt))
+
+    def codegen(context, builder, sig, args):
+        src = make_array(sig.args[0])(context, builder, args[0])
+        seed_at = builder.load(builder.gep(src.data, [context.get_constant(types.intp, HEADER * SEED_PART)]))
+        seed = builder.load(builder.gep(src.data, [seed_at]))
+        return context.make_tuple(builder, rettype, (
+            _view_of(context, builder, src, G_PART, _INT, 1), seed,
+            _view_of(context, builder, src, EV_PART, _INT, 2), _view_of(context, builder, src, CNT_PART, _INT, 1)))
+    return rettype(packed), codegen
+
+
+def _py_part(P, k, dtype, ndim):
     # The same views in plain Python (debugging, the JIT-free trace test).
-    def view(A, o, r, c):
-        n = r * c if ndim == 2 else r
-        flat = A[o:].view(dtype)[:n]
-        return flat.reshape((r, c)) if ndim == 2 else flat
-    return view
+    o, r, c = int(P[HEADER * k]), int(P[HEADER * k + 1]), int(P[HEADER * k + 2])
+    n = r * c if ndim == 2 else r
+    flat = P[o:].view(dtype)[:n]
+    return flat.reshape((r, c)) if ndim == 2 else flat
+
+
+_NP = {_INT: np.int64, _FLOAT: np.float64, _BOOL: np.bool_}
+
+
+def _py_unpack(P):
+    T = tuple(_py_part(P, k, _NP[dt], nd) for k, (dt, nd) in enumerate(T_PARTS))
+    X = tuple(_py_part(P, N_TABLES + k, _NP[dt], nd) for k, (dt, nd) in enumerate(X_PARTS)) + (P,)
+    return T, X
+
+
+def _py_context(P):
+    return (_py_part(P, G_PART, np.int64, 1), _py_part(P, SEED_PART, np.uint64, 1)[0],
+            _py_part(P, EV_PART, np.int64, 2), _py_part(P, CNT_PART, np.int64, 1))
 
 
 if config.DISABLE_JIT:
-    _i2, _i1, _f2, _f1, _b1, _u1 = (_py_view(2, np.int64), _py_view(1, np.int64), _py_view(2, np.float64),
-                                    _py_view(1, np.float64), _py_view(1, np.bool_), _py_view(1, np.uint64))
+    unpack, context = _py_unpack, _py_context
 else:
-    _i2, _i1, _f2, _f1, _b1, _u1 = (_view(2, types.int64), _view(1, types.int64), _view(2, types.float64),
-                                    _view(1, types.float64), _view(1, types.boolean), _view(1, types.uint64))
-
-
-@inline
-def _m(P, k):
-    return _i2(P, P[3 * k], P[3 * k + 1], P[3 * k + 2])
-
-
-@inline
-def _v(P, k):
-    return _i1(P, P[3 * k], P[3 * k + 1], P[3 * k + 2])
-
-
-@inline
-def _mf(P, k):
-    return _f2(P, P[3 * k], P[3 * k + 1], P[3 * k + 2])
-
-
-@inline
-def _vf(P, k):
-    return _f1(P, P[3 * k], P[3 * k + 1], P[3 * k + 2])
-
-
-@inline
-def _vb(P, k):
-    return _b1(P, P[3 * k], P[3 * k + 1], P[3 * k + 2])
-
-
-@inline
-def context(P):
-    """(G, seed, events, counts): G holds (skirmish, round, phase, tracing)."""
-    return _v(P, G_PART), _u1(P, P[3 * SEED_PART], 1, 0)[0], _m(P, EV_PART), _v(P, CNT_PART)
-
-
-@inline
-def unpack(P):
-    """(T, X) as the kernel has always named them: T the scenario (K, W, R, COND, SBW,
-    COSTS, PRIO, the policy program's 7 columns and READS, ZONE, ZFIRST, NEED, CELL, then
-    the expected damage of a hit EV with its row per attacker and weapon EVR and column
-    per target EVC), X a skirmish's scratch (S, D, Q, BOUGHT, RU, FOCUS, CAND, HEALTH,
-    DIST, OBS, STACK, ORDER, PERM, POSN, SV stunt worths, NEAR a walk's neighbours, then P
-    itself)."""
-    T = (_m(P, 0), _m(P, 1), _v(P, 2), _m(P, 3), _m(P, 4), _m(P, 5), _m(P, 6), _v(P, 7), _v(P, 8), _vf(P, 9),
-         _v(P, 10), _v(P, 11), _v(P, 12), _v(P, 13), _m(P, 14), _m(P, 15), _v(P, 16), _v(P, 17), _vf(P, 18),
-         _mf(P, 19), _m(P, 20), _v(P, 21))
-    X = (_m(P, 22), _m(P, 23), _m(P, 24), _v(P, 25), _vf(P, 26), _v(P, 27), _vb(P, 28), _vf(P, 29), _vf(P, 30),
-         _vf(P, 31), _vf(P, 32), _v(P, 33), _v(P, 34), _v(P, 35), _vf(P, 36), _v(P, 37), P)
-    return T, X
+    unpack, context = _unpack, _context
