@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -138,6 +139,25 @@ def test_a_report_folder_that_cannot_be_written_is_refused_before_play(kind, tmp
     assert done.exit_code == 2, done.output
     assert "is below" in done.output and "which is a file; give a path in a folder" in done.output
     assert done.output.count("\n") == 1
+
+
+def _frame(data: dict) -> pd.DataFrame:
+    """The analysis' DataFrame again from the JSON its command printed."""
+    df = pd.DataFrame(data["rows"])
+    df.attrs["analysis"] = {k: v for k, v in data.items() if k != "rows"}
+    return df
+
+
+@pytest.mark.parametrize("kind", list(COMMANDS))
+def test_no_text_of_a_figure_overlaps_another_or_leaves_the_canvas(pages, kind):
+    from sim.report import day_analyses, day_rankings
+    from sim.report.style import text_overlaps
+    figures = {"sweep": day_analyses.sweep_figures, "tune": day_analyses.tune_figures,
+               "sensitivity": day_rankings.sensitivity_figures, "tournament": day_rankings.tournament_figures,
+               "where_to_rest": day_rankings.where_to_rest_figures}[kind](_frame(pages[kind][1]))
+    assert [stem for stem, _ in figures] == FIGURES[kind]
+    for stem, fig in figures:
+        assert text_overlaps(fig) == [], stem
 
 
 def test_the_figures_draw_the_frame_s_rates_and_paired_intervals():

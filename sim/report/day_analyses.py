@@ -210,7 +210,9 @@ def sweep_table(df: pd.DataFrame, paths: list[str]) -> pd.DataFrame:
     return out
 
 
-def sweep_figures(df: pd.DataFrame, paths: list[str]) -> list[tuple[str, object]]:
+def sweep_figures(df: pd.DataFrame, paths: list[str] | None = None) -> list[tuple[str, object]]:
+    """Day survival against the varied value with its band, or a heat map over two."""
+    paths = list(df.attrs["analysis"]["vary"]) if paths is None else paths
     plain = rate_columns(df, "day.survival")
     for p in paths:
         plain[p] = df[p].to_numpy()
@@ -265,7 +267,8 @@ def tune_table(df: pd.DataFrame, metric: str) -> pd.DataFrame:
         "days": d["days"].to_numpy()})
 
 
-def tune_figure(df: pd.DataFrame) -> object:
+def tune_figures(df: pd.DataFrame) -> list[tuple[str, object]]:
+    """The day figure against every value played with its band, the target and the answer."""
     meta = df.attrs["analysis"]
     param, metric = meta["param"], meta["metric"]
     plain = rate_columns(df.sort_values("position"), metric).rename(columns={"value": param})
@@ -273,8 +276,8 @@ def tune_figure(df: pd.DataFrame) -> object:
     fig = af.tune_figure(plain, param, SERIES, float(meta["target"]), meta["answer"],
                          title=f"Tuning {af.short(label, 34)}: {metric_words(metric)} on "
                                f"{100 * float(meta['target']):.0f}% of days")
-    return relabelled(fig, xlabel=label, legend=[metric_words(metric)],
-                      ylabel="Days (%); band: 95% interval; dotted: the target")
+    return [("day-tune", relabelled(fig, xlabel=label, legend=[metric_words(metric)],
+                                    ylabel="Days (%); band: 95% interval; dotted: the target"))]
 
 
 def report_day_tune(df: pd.DataFrame, out_dir, day=None, overrides: dict | None = None,
@@ -288,10 +291,11 @@ def report_day_tune(df: pd.DataFrame, out_dir, day=None, overrides: dict | None 
         f"Every value of {day_path_label(meta['param'])} the search played, each on the same days (a value whose "
         "interval still held the target on twice as many), with the share of days on which "
         f"{metric_words(meta['metric'])} and its 95% interval; the changes are against the answer, paired."],
-        [("day-tune", tune_figure(df))], [("Values played", tune_table(df, meta["metric"]))])
+        tune_figures(df), [("Values played", tune_table(df, meta["metric"]))])
     shown = {k: meta[k] for k in ("param", "metric", "target", "range", "answer", "status", "max_days_played")}
     return write_day_page(out_dir, df, day, overrides, title or f"Tune: {day_path_label(meta['param'])}",
                           tune_verdict(df), [sec], shown)
 
 
-__all__ = ["day_path_label", "metric_noun", "paired_cells", "report_day_sweep", "report_day_tune", "write_day_page"]
+__all__ = ["day_path_label", "metric_noun", "paired_cells", "report_day_sweep", "report_day_tune", "sweep_figures",
+           "tune_figures", "write_day_page"]

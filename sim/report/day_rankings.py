@@ -46,8 +46,8 @@ def paired_figure(labels, base, value, d, lo, hi, metric: str, against: str, tit
                          "diff_hi": hi})
     unit = "per day" if kind == "mean" else "points"
     return relabelled(difference_figure(rows, kind, title=title),
-                      xlabel=f"Change in {metric_noun(metric)} against {against} ({unit}, paired 95% interval)\n"
-                             "black: a clear change (interval misses 0); grey: not clear")
+                      xlabel=f"Change in {metric_noun(metric)} against {against} ({unit})\n"
+                             "paired 95% interval; black: clear (misses 0), grey: not clear")
 
 
 # ------------------------------------------------------------------ sensitivity
@@ -93,26 +93,31 @@ def sensitivity_table(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def sensitivity_figures(df: pd.DataFrame) -> list[tuple[str, object]]:
+    """The largest paired changes, biggest first, with their intervals."""
+    metric, key = _sensitivity_key(df.attrs["analysis"])
+    meta = df.attrs["analysis"]
+    top = df.head(FIGURE_ROWS)
+    value = top["survival" if metric == "day.survival" else "metric.value"]
+    return [("day-sensitivity", paired_figure(
+        [_step_name(r) for r in top.to_dict("records")], meta["base_metric"], value, top[key], top[key + "_lo"],
+        top[key + "_hi"], metric, "the day as written", f"Which party stats move {metric_noun(metric)} most"))]
+
+
 def report_day_sensitivity(df: pd.DataFrame, out_dir, day=None, overrides: dict | None = None,
                            title: str | None = None) -> Path:
     """The page of sim.day.sensitivity.sensitivity_day's table: the steps ranked by their
     paired change with its interval, the whole table, the verdict."""
     meta = df.attrs["analysis"]
-    metric, key = _sensitivity_key(meta)
-    day = base_day(df, day)
-    top = df.head(FIGURE_ROWS).to_dict("records")
-    base = meta["base_survival"] if metric == "day.survival" else meta["base_metric"]
-    value = [r["survival"] if metric == "day.survival" else r["metric.value"] for r in top]
-    fig = paired_figure([_step_name(r) for r in top], base, value, [r[key] for r in top],
-                        [r[key + "_lo"] for r in top], [r[key + "_hi"] for r in top], metric, "the day as written",
-                        f"Which party stats move {metric_noun(metric)} most")
-    drawn = f"the {len(top)} largest of {len(df)}" if len(df) > len(top) else f"all {len(df)}"
+    shown = min(len(df), FIGURE_ROWS)
+    drawn = f"the {shown} largest of {len(df)}" if len(df) > shown else f"all {len(df)}"
     sec = Section("Which stats matter over the day", [
         f"Each numeric stat of the party's members one step up and one step down in every fight, each step played "
         f"on the same {meta['days']:,} days as the day as written; the chart draws {drawn} changes, biggest first."],
-        [("day-sensitivity", fig)], [("Every step, ranked by the size of its change", sensitivity_table(df))])
-    return write_day_page(out_dir, df, day, overrides, title or "Sensitivity: what each party stat is worth",
-                          sensitivity_verdict(df), [sec], {"metric": metric})
+        sensitivity_figures(df), [("Every step, ranked by the size of its change", sensitivity_table(df))])
+    return write_day_page(out_dir, df, base_day(df, day), overrides,
+                          title or "Sensitivity: what each party stat is worth", sensitivity_verdict(df), [sec],
+                          {"metric": _sensitivity_key(meta)[0]})
 
 
 # ------------------------------------------------------------------ tournament
@@ -133,16 +138,10 @@ def tournament_table(df: pd.DataFrame) -> pd.DataFrame:
         "deaths per day": df["day.deaths"].to_numpy(float), "fights won per day": df["day.fights_won"].to_numpy(float)})
 
 
-def report_day_tournament(df: pd.DataFrame, out_dir, day=None, overrides: dict | None = None,
-                          title: str | None = None) -> Path:
-    """The page of sim.day.tournament.tournament_day's table: the entrants ranked with
-    their day survival and its interval, each one's paired change against the best, the
-    policy labels and the verdict."""
-    meta = df.attrs["analysis"]
-    keys = list(meta["policies"])
-    day = base_day(df, day)
-    rows = df.to_dict("records")
-    labels = [_entrant(r, keys) for r in rows]
+def tournament_figures(df: pd.DataFrame) -> list[tuple[str, object]]:
+    """The entrants' day survival, best first, and each one's paired change against the best."""
+    keys = list(df.attrs["analysis"]["policies"])
+    labels = [_entrant(r, keys) for r in df.to_dict("records")]
     figs = [("day-tournament", day_survival_figure(labels, df["day.survival"], df["day.survival_lo"],
                                                    df["day.survival_hi"], "Entrants ranked by day survival"))]
     if len(df) > 1:
@@ -150,13 +149,22 @@ def report_day_tournament(df: pd.DataFrame, out_dir, day=None, overrides: dict |
         figs.append(("day-tournament-vs-best", paired_figure(
             labels[1:], df["day.survival"].iloc[0], rest["day.survival"], rest["vs_best"], rest["vs_best_lo"],
             rest["vs_best_hi"], "day.survival", "the best", "Each entrant against the best, on the same days")))
+    return figs
+
+
+def report_day_tournament(df: pd.DataFrame, out_dir, day=None, overrides: dict | None = None,
+                          title: str | None = None) -> Path:
+    """The page of sim.day.tournament.tournament_day's table: the entrants ranked with
+    their day survival and its interval, each one's paired change against the best, the
+    policy labels and the verdict."""
+    meta = df.attrs["analysis"]
     sec = Section("Entrants ranked", [
         f"Every combination of the listed policies played on the same {meta['days']:,} days; a clear best only "
-        "when the runner-up's paired interval lies below zero."], figs,
+        "when the runner-up's paired interval lies below zero."], tournament_figures(df),
         [("Entrants, best first", tournament_table(df)),
          ("What each policy label sets (over the policy the side has in each fight)",
           policy_label_table(meta.get("specs")))])
-    return write_day_page(out_dir, df, day, overrides, title or "Tournament of policies over the day",
+    return write_day_page(out_dir, df, base_day(df, day), overrides, title or "Tournament of policies over the day",
                           [meta["verdict"]], [sec], {"policies": meta["policies"]})
 
 
@@ -187,25 +195,31 @@ def where_to_rest_table(df: pd.DataFrame) -> pd.DataFrame:
         "deaths per day": df["deaths"].to_numpy(float), "fights won per day": df["fights_won"].to_numpy(float)})
 
 
-def report_where_to_rest(df: pd.DataFrame, out_dir, day=None, title: str | None = None) -> Path:
-    """The page of sim.day.placement.where_to_rest's table: each placement's day survival
-    with its interval and its paired change against the day as written."""
-    meta = df.attrs["analysis"]
-    day = base_day(df, day)
+def where_to_rest_figures(df: pd.DataFrame) -> list[tuple[str, object]]:
+    """Each placement's day survival, and its paired change against the day as written."""
+    rest = df.attrs["analysis"]["rest"]
     labels = [f"after {a}" + (" (as written)" if w else "") for a, w in zip(df["after"], df["as_written"])]
     figs = [("where-to-rest", day_survival_figure(labels, df["survival"], df["survival_lo"], df["survival_hi"],
-                                                  f"Day survival with the rest {meta['rest']!r} after each fight"))]
+                                                  f"Day survival with the rest {rest!r} after each fight"))]
     if len(df) > 1:
         moved = df.iloc[1:]
         figs.append(("where-to-rest-vs-written", paired_figure(
             labels[1:], df["survival"].iloc[0], moved["survival"], moved["diff"], moved["diff_lo"], moved["diff_hi"],
             "day.survival", "the day as written", "Each placement against the day as written, on the same days")))
+    return figs
+
+
+def report_where_to_rest(df: pd.DataFrame, out_dir, day=None, title: str | None = None) -> Path:
+    """The page of sim.day.placement.where_to_rest's table: each placement's day survival
+    with its interval and its paired change against the day as written."""
+    meta = df.attrs["analysis"]
     sec = Section("Each placement of the rest", [
         f"The rest {meta['rest']!r} tried after each fight but the last, every placement on the same "
-        f"{meta['days']:,} days (moving a step moves no dice)."], figs,
+        f"{meta['days']:,} days (moving a step moves no dice)."], where_to_rest_figures(df),
         [("Placements, the day as written first", where_to_rest_table(df))])
-    return write_day_page(out_dir, df, day, None, title or f"Where to rest: {meta['rest']!r}",
+    return write_day_page(out_dir, df, base_day(df, day), None, title or f"Where to rest: {meta['rest']!r}",
                           where_to_rest_verdict(df), [sec], {"rest": meta["rest"]})
 
 
-__all__ = ["report_day_sensitivity", "report_day_tournament", "report_where_to_rest"]
+__all__ = ["report_day_sensitivity", "report_day_tournament", "report_where_to_rest", "sensitivity_figures",
+           "tournament_figures", "where_to_rest_figures"]
