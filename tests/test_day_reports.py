@@ -181,6 +181,19 @@ def test_the_figures_draw_the_frame_s_rates_and_paired_intervals():
     assert np.allclose(ends, 100 * moved[["diff_lo", "diff_hi"]].to_numpy())
 
 
+def test_a_sweep_of_two_values_is_a_heat_map_of_day_survival():
+    from sim.day.variants import sweep_day
+    from sim.report.day_analyses import sweep_figures
+    from sim.report.style import text_overlaps
+    defense = "party.combatants[Toromeen].defense"
+    df = sweep_day(ROOT / ROAD, {SURVIVAL: "5,9", defense: "4,6"}, days=200)
+    (stem, fig), = sweep_figures(df)
+    cells = fig.axes[0].images[0].get_array()
+    grid = df.pivot_table(index=defense, columns=SURVIVAL, values="day.survival")
+    assert stem == "day-sweep" and np.allclose(cells, 100 * grid.to_numpy())
+    assert text_overlaps(fig) == []
+
+
 def test_day_paths_and_figures_are_named_as_a_designer_reads_them():
     from sim.report.day_analyses import day_path_label, metric_noun
     assert day_path_label("party.combatants[Toromeen].survival") == "Toromeen: survival"

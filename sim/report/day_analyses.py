@@ -217,8 +217,7 @@ def sweep_figures(df: pd.DataFrame, paths: list[str] | None = None) -> list[tupl
     for p in paths:
         plain[p] = df[p].to_numpy()
     if len(paths) == 2:
-        title = f"Day survival as {day_path_label(paths[0])} and {day_path_label(paths[1])} change"
-        fig = af.sweep_heatmap(plain, paths, SERIES, title=title)
+        fig = af.sweep_heatmap(plain, paths, SERIES, title="Day survival as two values change")
         return [("day-sweep", relabelled(fig, xlabel=day_path_label(paths[0]), ylabel=day_path_label(paths[1]),
                                          colorbar="lives through the day (% of days)"))]
     label = day_path_label(paths[0])
