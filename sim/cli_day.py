@@ -291,6 +291,7 @@ def _refuse_for_a_day(command: str, play, max_rounds) -> None:
                             "day's `run: max_rounds`.")
 
 
+# By name, imported only when a page is asked for: the pages load matplotlib, the analyses do not.
 PAGES = {"sweep": ("day_analyses", "report_day_sweep"), "tune": ("day_analyses", "report_day_tune"),
          "sensitivity": ("day_rankings", "report_day_sensitivity"),
          "tournament": ("day_rankings", "report_day_tournament")}
