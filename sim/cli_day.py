@@ -59,7 +59,7 @@ def day(day_file, days, seed, jobs, as_json, out, report_dir, trace_day, represe
     from sim.progress import progress_bar
     loaded = sim.day.load_day(day_file, days=days, seed=seed)
     if rest_name is not None:
-        return _where_to_rest(loaded, rest_name, jobs, as_json, quiet, out=out, report=report_dir,
+        return _where_to_rest(loaded, rest_name, jobs, as_json, quiet, report_dir, out=out,
                               representative=representative, precision=precision, run_dir=run_dir,
                               trace_day=trace_day is not None, summary_only=summary_only, resume=resume,
                               backend=backend != "threads" or scheduler)
@@ -155,10 +155,11 @@ def gauntlet(scenario, party, rest, until, days, seed, jobs, as_json, report_dir
             echo("wrote " + ", ".join(written), err=True)
 
 
-def _where_to_rest(loaded, rest_name, jobs, as_json, quiet, **others) -> None:
+def _where_to_rest(loaded, rest_name, jobs, as_json, quiet, report_dir, **others) -> None:
     from sim.cli_analysis import emit_json
     from sim.day.placement import placements, where_to_rest, where_to_rest_text
     from sim.errors import ScenarioError
+    from sim.io import check_output_folder
     from sim.progress import progress_bar
     given = [f"--{k.replace('_', '-')}" for k, v in others.items() if v]
     if given:
@@ -167,10 +168,15 @@ def _where_to_rest(loaded, rest_name, jobs, as_json, quiet, **others) -> None:
                             f"comparison; it does not take {', '.join(given)}. Drop {them}, or play one "
                             "placement as its own day file.")
     count = len(placements(loaded, rest_name))
+    if report_dir:
+        check_output_folder(report_dir, "--report")
     with progress_bar(count * int(loaded.run["days"]), desc=f"where to rest {rest_name}", quiet=quiet) as bar:
         from sim.cli_scale import crash_guard, interruptible
         with crash_guard(None):
             df = where_to_rest(loaded, rest_name, jobs=jobs, progress=interruptible(bar))
+    if report_dir:
+        from sim.report.day_rankings import report_where_to_rest
+        _wrote(report_where_to_rest(df, report_dir, day=loaded), as_json)
     if as_json:
         return emit_json("where_to_rest", df)
     echo(where_to_rest_text(df))
@@ -222,11 +228,10 @@ def sweep_day_command(path, vary, precision, play, days, seed, jobs, max_rounds,
     from sim.day.variants import sweep_day, sweep_day_text
     from sim.errors import ScenarioError
     refused = [name for name, given in (("--precision", precision is not None), ("--play best", play == "best"),
-                                        ("--max-rounds", max_rounds), ("--report", report_dir)) if given]
+                                        ("--max-rounds", max_rounds)) if given]
     if refused:
         raise ScenarioError(f"{', '.join(refused)} {'is' if len(refused) == 1 else 'are'} not taken by a sweep of a "
-                            "day file: give -n DAYS, write rounds into the day's `run: max_rounds`, and use "
-                            "`skirmish day FILE --report DIR` for a variant's page.")
+                            "day file: give -n DAYS, and write rounds into the day's `run: max_rounds`.")
     if not vary:
         raise ScenarioError("a sweep of a day file needs --vary PATH=VALUES, e.g. --vary "
                             "'party.combatants[NAME].survival=5..9' or 'steps.FIGHT.sides.SIDE.combatants[NAME]"
@@ -235,6 +240,7 @@ def sweep_day_command(path, vary, precision, play, days, seed, jobs, max_rounds,
         df = sweep_day(path, parse_vary(vary), days=days, seed=seed, jobs=jobs, overrides=parse_sets(sets),
                        progress=update)
     write_out(df, out, as_json)
+    _day_page("sweep", df, report_dir, path, days, seed, sets, as_json)
     if as_json:
         return emit_json("sweep", df)
     echo(sweep_day_text(df))
@@ -249,17 +255,17 @@ def tune_day_command(path, params, target, rngs, max_days, play, days, seed, job
     from sim.day.tune import parse_day_target, tune_day
     from sim.errors import ScenarioError
     refused = [name for name, given in (("a second --param", len(params) > 1), ("--play best", play == "best"),
-                                        ("--max-rounds", max_rounds), ("--report", report_dir)) if given]
+                                        ("--max-rounds", max_rounds)) if given]
     if refused:
         raise ScenarioError(f"{', '.join(refused)} {'is' if len(refused) == 1 else 'are'} not taken by a tune of a "
-                            "day file: tune one --param, write rounds into the day's `run: max_rounds`, and use "
-                            "`skirmish day FILE --report DIR` for the answer's page.")
+                            "day file: tune one --param, and write rounds into the day's `run: max_rounds`.")
     metric, rate = parse_day_target(target)
     lo, hi = parse_tune_range(rngs[0]) if rngs else (None, None)
     with bar("tune", path, quiet) as update:
         df = tune_day(path, params[0], metric, rate, lo, hi, days=days, seed=seed, jobs=jobs, max_days=max_days,
                       overrides=parse_sets(sets), progress=update)
     write_out(df, out, as_json)
+    _day_page("tune", df, report_dir, path, days, seed, sets, as_json)
     meta = df.attrs["analysis"]
     if as_json:
         emit_json("tune", df)
@@ -275,15 +281,39 @@ def tune_day_command(path, params, target, rngs, max_days, play, days, seed, job
     _exit_unless(meta["status"] != "unreachable")
 
 
-def _refuse_for_a_day(command: str, play, max_rounds, report_dir) -> None:
+def _refuse_for_a_day(command: str, play, max_rounds) -> None:
     """The options a day's sensitivity and tournament do not take, named in one paragraph."""
     from sim.errors import ScenarioError
-    refused = [name for name, given in (("--play best", play == "best"), ("--max-rounds", max_rounds),
-                                        ("--report", report_dir)) if given]
+    refused = [name for name, given in (("--play best", play == "best"), ("--max-rounds", max_rounds)) if given]
     if refused:
         raise ScenarioError(f"{', '.join(refused)} {'is' if len(refused) == 1 else 'are'} not taken by a {command} "
-                            "of a day file: write rounds into the day's `run: max_rounds`, and use `skirmish day "
-                            "FILE --report DIR` for the day's page.")
+                            "of a day file: the day's fights play as the file writes them; write rounds into the "
+                            "day's `run: max_rounds`.")
+
+
+# By name, imported only when a page is asked for: the pages load matplotlib, the analyses do not.
+PAGES = {"sweep": ("day_analyses", "report_day_sweep"), "tune": ("day_analyses", "report_day_tune"),
+         "sensitivity": ("day_rankings", "report_day_sensitivity"),
+         "tournament": ("day_rankings", "report_day_tournament")}
+
+
+def _day_page(command: str, df, report_dir, path, days, seed, sets, as_json) -> None:
+    """--report of an analysis over a day: its page, with the day as loaded for the provenance."""
+    if not report_dir:
+        return
+    import importlib
+
+    import sim.day
+    from sim.cli_analysis import parse_sets
+    module, name = PAGES[command]
+    report = getattr(importlib.import_module(f"sim.report.{module}"), name)
+    _wrote(report(df, report_dir, day=sim.day.load_day(path, days=days, seed=seed), overrides=parse_sets(sets)),
+           as_json)
+
+
+def _wrote(page, as_json) -> None:
+    if not as_json:
+        echo(f"wrote {page}", err=True)
 
 
 def sensitivity_day_command(path, members, play, days, seed, jobs, max_rounds, sets, out, as_json, report_dir,
@@ -292,11 +322,12 @@ def sensitivity_day_command(path, members, play, days, seed, jobs, max_rounds, s
     _threads_only()
     from sim.cli_analysis import bar, emit_json, parse_sets, write_out
     from sim.day.sensitivity import sensitivity_day, sensitivity_day_text
-    _refuse_for_a_day("sensitivity", play, max_rounds, report_dir)
+    _refuse_for_a_day("sensitivity", play, max_rounds)
     with bar("sensitivity", path, quiet) as update:
         df = sensitivity_day(path, list(members) or None, days=days or 5000, seed=seed, jobs=jobs,
                              overrides=parse_sets(sets), progress=update, metric=metric)
     write_out(df, out, as_json)
+    _day_page("sensitivity", df, report_dir, path, days or 5000, seed, sets, as_json)
     if as_json:
         return emit_json("sensitivity", df)
     echo(sensitivity_day_text(df))
@@ -307,11 +338,12 @@ def tournament_day_command(path, spec, play, days, seed, jobs, max_rounds, sets,
     _threads_only()
     from sim.cli_analysis import bar, emit_json, parse_sets, write_out
     from sim.day.tournament import tournament_day, tournament_day_text
-    _refuse_for_a_day("tournament", play, max_rounds, report_dir)
+    _refuse_for_a_day("tournament", play, max_rounds)
     with bar("tournament", path, quiet) as update:
         df = tournament_day(path, spec, days=days or 5000, seed=seed, jobs=jobs, overrides=parse_sets(sets),
                             progress=update)
     write_out(df, out, as_json)
+    _day_page("tournament", df, report_dir, path, days or 5000, seed, sets, as_json)
     if as_json:
         return emit_json("tournament", df)
     echo(tournament_day_text(df))

@@ -51,7 +51,7 @@ def test_bad_keys_and_options_are_one_paragraph_and_exit_2():
                        (["--policies", "goblin ambush.travellers=random"], "the party's policy is `party=`"),
                        (["--policies", "ambush.goblins=random"], "Did you mean 'goblin ambush'"),
                        (["--policies", "party=randm"], "no preset 'randm'"),
-                       (["--policies", "party=random", "--report", "x"], "--report is not taken")):
+                       (["--policies", "party=random", "--max-rounds", "5"], "--max-rounds is not taken")):
         done = runner.invoke(main, ["tournament", ROAD, "-n", "200", *args])
         assert done.exit_code == 2 and said in done.output, (args, done.output)
     ok = runner.invoke(main, ["tournament", ROAD, "-n", "300", "--policies", "party=random,focus", "-q"])
