@@ -92,6 +92,12 @@ def test_the_search_finds_the_party_a_braver_play(timid_party):
     assert not df.attrs["analysis"]["converged"] and "limit of 1 best responses" in df.attrs["analysis"]["message"]
 
 
+def test_the_same_answer_whatever_the_workers(timid_party):
+    path, df = timid_party
+    again = optimize_day(path, sides=["party"], days=1500, budget=SMALL, jobs=2)
+    assert again.equals(df) and again.attrs["analysis"]["search_days"] == df.attrs["analysis"]["search_days"]
+
+
 def test_the_strongest_found_is_the_day_with_the_found_policy_written_in(timid_party, tmp_path):
     path, df = timid_party
     party = df.set_index("side").loc["party"]
