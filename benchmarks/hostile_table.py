@@ -204,9 +204,10 @@ def cases() -> list[Case]:
         for what, make in FILE_KINDS:
             if command in DAY_COMMANDS and what == "a day file where a fight goes":
                 what, make = "a fight file where a day goes", (lambda folder: YETI)
-            # validate checks a library as a library; a tournament of a day file is the day's tournament.
+            # validate checks a library as a library; a tournament or optimize of a day file is the day's.
             expect = "ok" if (command, what) in (("validate", "a library where a fight goes"),
-                                                 ("tournament", "a day file where a fight goes")) else "refused"
+                                                 ("tournament", "a day file where a fight goes"),
+                                                 ("optimize", "a day file where a fight goes")) else "refused"
             out.append(Case(command, f"FILE is {what}", list(base), expect, make))
         filled = [valid if a == "FILE" else a for a in base]
         out.append(_unknown_option(command, filled))

@@ -99,41 +99,22 @@ def with_policies(scenario, policies: dict[str, dict]):
     return variant(base, {side_path(side, "policy"): dict(p) for side, p in policies.items()})
 
 
-class _Search:
-    """Winner codes per (profile, chunk), played once and kept: every rung and every
-    best response reuses what the same profile already played on the same chunk."""
+class PolicySearch:
+    """The search itself, over any evaluator of profiles of play ({side: policy}): a
+    subclass says which sides there are, their written policies and policy fields
+    (`sides`, `written`, `fields`), and provides the hooks `space(side)`,
+    `playable(profile)`, `outcomes(profiles, blocks)` (per unit played, for each
+    profile, on the blocks (chunk, size) given: the same blocks are the same dice) and
+    `score(outcome, side)` (per unit, what the side wants more of)."""
 
-    def __init__(self, base, seed: int, max_rounds: int, jobs: int, progress):
-        self.base, self.seed, self.max_rounds, self.jobs, self.progress = base, seed, max_rounds, jobs, progress
-        self.fields = policy_schema(base.ruleset.policy_fields)
-        self.written = {s: sp.written_policy(base, s) for s in base.side_names}
-        self.cache: dict[tuple[str, int], np.ndarray] = {}
-        self.scen: dict[str, object] = {}
+    sides: list[str]
+    written: dict[str, dict]
+    fields: dict
+
+    def __init__(self, progress):
+        self.progress = progress
         self.asked = 0
         self.cycled = False  # a profile of play came back: the best responses go round in a circle
-
-    def scenario(self, profile: dict):
-        k = sp.key(profile)
-        if k not in self.scen:
-            try:
-                self.scen[k] = with_policies(self.base, profile)
-            except ScenarioError:  # a combination the ruleset refuses (a skirmisher without a bow)
-                self.scen[k] = None
-        return self.scen[k]
-
-    def winners(self, profiles: list[dict], blocks: list[tuple[int, int]]) -> list[np.ndarray]:
-        tasks, where = [], []
-        for p in profiles:
-            k = sp.key(p)
-            for chunk, size in blocks:
-                if (k, chunk) not in self.cache and (k, chunk) not in where:
-                    tasks += _tasks(self.scenario(p), [size], chunk, self.seed, self.max_rounds, True)
-                    where.append((k, chunk))
-        self.asked += sum(t[3] for t in tasks)
-        expect(self.progress, self.asked)
-        for w, out in zip(where, _execute(tasks, self.jobs, self.progress)):
-            self.cache[w] = np.asarray(out.winner)
-        return [np.concatenate([self.cache[(sp.key(p), c)] for c, _ in blocks]) for p in profiles]
 
     def plain(self, side: str, policy: dict) -> str:
         """A policy by what it changes from the file (so `cover: false` written out is the default)."""
@@ -144,28 +125,27 @@ class _Search:
 
     def candidates(self, profile: dict, side: str, budget: Budget, rng) -> list[dict]:
         inc = profile[side]
-        dims = sp.space(self.base, side)
+        dims = self.space(side)
         pool = [inc] + sp.neighbours(inc, dims, self.fields) + sp.random_policies(inc, dims, budget.far, rng,
                                                                                    self.fields)
         seen, out = set(), []
         for c in pool:
             k = sp.key(c)
-            if k not in seen and (c is inc or self.scenario({**profile, side: c}) is not None):
+            if k not in seen and (c is inc or self.playable({**profile, side: c})):
                 seen.add(k)
                 out.append(c)
         return out
 
     def best_response(self, profile: dict, side: str, budget: Budget, rng, index: int) -> dict:
         """Successive halving over the side's candidates, then the paired confirmation."""
-        s = self.base.side_names.index(side)
         started = time.process_time()
         cands = self.candidates(profile, side, budget, rng)
         alive, blocks = list(range(len(cands))), []
         for r in range(budget.rungs):
             size = min(budget.first * (2 ** max(r - 1, 0)), CHUNK_SIZE)
             blocks.append((SEARCH_CHUNK + r, size))
-            wins = self.winners([{**profile, side: cands[i]} for i in alive], blocks)
-            score = {i: float((w == s).mean()) for i, w in zip(alive, wins)}
+            wins = self.outcomes([{**profile, side: cands[i]} for i in alive], blocks)
+            score = {i: float(self.score(w, side).mean()) for i, w in zip(alive, wins)}
             alive.sort(key=lambda i: (-score[i], self.simplicity(side, cands[i]), i))
             if len(alive) == 1:
                 break
@@ -176,8 +156,8 @@ class _Search:
                 "gain": 0.0, "gain_lo": 0.0, "gain_hi": 0.0}
         if alive[0] != 0:
             confirm = [(CONFIRM_CHUNK + index, budget.confirm)]
-            old, new = self.winners([profile, {**profile, side: best}], confirm)
-            d = paired_diff(old == s, new == s)
+            old, new = self.outcomes([profile, {**profile, side: best}], confirm)
+            d = paired_diff(self.score(old, side), self.score(new, side))
             step.update(gain=d[0], gain_lo=d[1], gain_hi=d[2], changed=bool(d[1] > 0))
         step["cpu_seconds"] = round(time.process_time() - started, 2)
         return {**step, "policy": best if step["changed"] else profile[side]}
@@ -209,15 +189,15 @@ class _Search:
         changes the play found (a change merely not worse could be one another side's
         answer relies on)."""
         block = [(SIMPLIFY_CHUNK, budget.confirm)]
-        for side in self.base.side_names:
+        for side in self.sides:
             for name in list(sp.changes(self.written[side], profile[side], self.fields)):
                 back = {k: v for k, v in profile[side].items() if k != name}
                 if name in self.written[side]:
                     back[name] = self.written[side][name]
                 trial = {**profile, side: back}
-                if self.scenario(trial) is None:
+                if not self.playable(trial):
                     continue
-                now, then = self.winners([profile, trial], block)
+                now, then = self.outcomes([profile, trial], block)
                 if np.array_equal(now, then):
                     profile = trial
         # A field the file does not write, found at its default, need not be written either.
@@ -225,6 +205,55 @@ class _Search:
                        if k in self.written[side] or k not in self.fields
                        or v != sp.current_value(k, self.fields[k], {})}
                 for side, p in profile.items()}
+
+
+class _Search(PolicySearch):
+    """The scenario's sides. Winner codes per (profile, chunk), played once and kept:
+    every rung and every best response reuses what the same profile already played on
+    the same chunk."""
+
+    def __init__(self, base, seed: int, max_rounds: int, jobs: int, progress):
+        super().__init__(progress)
+        self.base, self.seed, self.max_rounds, self.jobs = base, seed, max_rounds, jobs
+        self.sides = list(base.side_names)
+        self.fields = policy_schema(base.ruleset.policy_fields)
+        self.written = {s: sp.written_policy(base, s) for s in base.side_names}
+        self.cache: dict[tuple[str, int], np.ndarray] = {}
+        self.scen: dict[str, object] = {}
+
+    def scenario(self, profile: dict):
+        k = sp.key(profile)
+        if k not in self.scen:
+            try:
+                self.scen[k] = with_policies(self.base, profile)
+            except ScenarioError:  # a combination the ruleset refuses (a skirmisher without a bow)
+                self.scen[k] = None
+        return self.scen[k]
+
+    def space(self, side: str) -> list:
+        return sp.space(self.base, side)
+
+    def playable(self, profile: dict) -> bool:
+        return self.scenario(profile) is not None
+
+    def score(self, outcome: np.ndarray, side: str) -> np.ndarray:
+        return outcome == self.sides.index(side)
+
+    def winners(self, profiles: list[dict], blocks: list[tuple[int, int]]) -> list[np.ndarray]:
+        tasks, where = [], []
+        for p in profiles:
+            k = sp.key(p)
+            for chunk, size in blocks:
+                if (k, chunk) not in self.cache and (k, chunk) not in where:
+                    tasks += _tasks(self.scenario(p), [size], chunk, self.seed, self.max_rounds, True)
+                    where.append((k, chunk))
+        self.asked += sum(t[3] for t in tasks)
+        expect(self.progress, self.asked)
+        for w, out in zip(where, _execute(tasks, self.jobs, self.progress)):
+            self.cache[w] = np.asarray(out.winner)
+        return [np.concatenate([self.cache[(sp.key(p), c)] for c, _ in blocks]) for p in profiles]
+
+    outcomes = winners
 
 
 def optimize(scenario, n: int | None = None, seed: int | None = None, jobs: int = 1, max_rounds: int | None = None,

@@ -10,7 +10,7 @@ import json
 import sim
 from sim.day.spec import Day, Fight, Rest, derived_seed, load_day
 
-__all__ = ["Day", "Fight", "Rest", "derived_seed", "load_day", "run", "provenance"]
+__all__ = ["Day", "Fight", "Rest", "derived_seed", "load_day", "optimize_day", "run", "provenance"]
 
 
 def provenance(day: Day) -> dict:
@@ -44,3 +44,13 @@ def run(path, days: int | None = None, seed: int | None = None, jobs: int = 1, p
     day = path if isinstance(path, Day) else load_day(path, days=days, seed=seed)
     return play(day, jobs=jobs, backend=backend, scheduler=scheduler, summary_only=summary_only, run_dir=run_dir,
                 resume=resume, precision=precision, max_days=max_days, progress=progress, meta_of=provenance)
+
+
+def optimize_day(path, sides=None, objective=None, days=None, seed=None, jobs=1, budget="normal", progress=None,
+                 overrides=None):
+    """The strongest play over the day file at `path` beside the day as written (a
+    DataFrame): sim.day.optimize.optimize_day, imported when first used so that
+    `import sim.day` stays light."""
+    from sim.day.optimize import optimize_day as search
+    return search(path, sides=sides, objective=objective, days=days, seed=seed, jobs=jobs, budget=budget,
+                  progress=progress, overrides=overrides)
