@@ -60,7 +60,8 @@ def _libraries():
             if isinstance(value, CPUDispatcher) and id(value) not in seen:
                 seen.add(id(value))
                 for cres in value.overloads.values():
-                    obj = getattr(cres.library, "_kept_object", None) or cres.library._compiled_object
+                    # A link-only library (sim/link_only.py) never became machine code itself.
+                    obj = getattr(cres.library, "_kept_object", None) or getattr(cres.library, "_compiled_object", None)
                     if obj:
                         yield cres.library, obj
 
