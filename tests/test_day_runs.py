@@ -130,23 +130,29 @@ def test_precision_stops_at_the_same_days_summary_only_or_not():
     same_figures(lean.summary(), full.summary())
 
 
-def test_a_run_folder_resumes_to_the_uninterrupted_result_and_replays_damaged_chunks(tmp_path, road_full):
+def test_a_run_folder_resumes_to_the_uninterrupted_result_and_replays_damaged_chunks(tmp_path, monkeypatch):
+    # Chunks of 1,000 days (a short third one): what resuming does does not depend on their
+    # size, and a day's dice do not depend on its chunk, so the uninterrupted result is the
+    # run in one chunk.
+    days = 2_700
+    whole = sim.day.run(ROAD, days=days)
+    monkeypatch.setattr("sim.runner.CHUNK_SIZE", 1_000)
     folder = tmp_path / "run"
-    first = sim.day.run(ROAD, days=TWO_CHUNKS, run_dir=folder)
-    same_figures(first.summary(), road_full.summary())
-    pd.testing.assert_frame_equal(first.members, road_full.members)
+    first = sim.day.run(ROAD, days=days, run_dir=folder)
+    same_figures(first.summary(), whole.summary())
+    pd.testing.assert_frame_equal(first.members, whole.members)
     chunks = folder / "chunks"
     (chunks / "chunk-000001.agg.npz").unlink()  # as if killed before chunk 1 finished
     (chunks / "chunk-000000.fates.parquet").write_bytes(b"PAR1 cut short")  # and chunk 0 damaged
     with pytest.raises(ScenarioError, match="--resume"):
-        sim.day.run(ROAD, days=TWO_CHUNKS, run_dir=folder)
-    done = sim.day.run(ROAD, days=TWO_CHUNKS, run_dir=folder, resume=True)
+        sim.day.run(ROAD, days=days, run_dir=folder)
+    done = sim.day.run(ROAD, days=days, run_dir=folder, resume=True)
     assert [c for c, _ in done.replayed] == [0]
-    same_figures(done.summary(), road_full.summary())
+    same_figures(done.summary(), whole.summary())
     for name in ("days", "fights", "members", "fates", "rests"):
         pd.testing.assert_frame_equal(getattr(done, name).reset_index(drop=True),
-                                      getattr(road_full, name).reset_index(drop=True), check_dtype=False)
-    assert json.loads((folder / "summary.json").read_text())["days"] == TWO_CHUNKS
+                                      getattr(whole, name).reset_index(drop=True), check_dtype=False)
+    assert json.loads((folder / "summary.json").read_text())["days"] == days
 
 
 def test_a_run_folder_refuses_another_seed_and_a_scenarios_run(tmp_path):
