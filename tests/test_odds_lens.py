@@ -415,6 +415,10 @@ ONE_BLOW = [
       "weapons": [{"name": "long sword", "size": "medium", "workmanship": "fine"}]},
      {"family": "expected_value"}, {"damage": "2d6"}, {}),
 ]
+# The same defender under the default play with a field written (issue 27): a Momentum
+# valued as written (1) buys the Block; defend: never leaves the free Mitigate.
+ONE_BLOW += [(ONE_BLOW[-1][0], {"family": "expected_value", "momentum_value": 1}, {"damage": "2d6"}, {}),
+             (ONE_BLOW[-1][0], {"family": "expected_value", "defend": "never"}, {"damage": "2d6"}, {})]
 
 
 @pytest.mark.parametrize("k", range(len(ONE_BLOW)))
@@ -458,14 +462,17 @@ def test_engine_character_duel_rates():
 
 
 def test_default_play_values_momentum_at_its_best_attack():
-    # The last ONE_BLOW defender: its Momentum is worth 1/4 x 9.5 = 2.375, so it Mitigates;
+    # The last ONE_BLOW defender of the default play: its Momentum is worth 1/4 x 9.5 = 2.375, so it Mitigates;
     # valued at 1 (a fixed family's momentum_value) it Blocks.
     from sim.rulesets.lens.odds import worth
     from sim.rulesets.lens.setup import build
-    stats, policy, attack, _ = ONE_BLOW[-1]
+    stats, policy, attack, _ = ONE_BLOW[-3]
     hero = {"name": "Hero", "body": 1000, "talent": 8, **stats}
     beast = {**BEAST, "attacks": [{"name": "claw", **attack}]}
     scen = load_scenario(duel(hero, beast, policy=policy))
     assert worth(build(scen), 0) == 2.375
     assert "Mitigate" in row(duel(hero, beast, policy=policy), "Beast", "claw").reading
     assert "Block" in row(duel(hero, beast), "Beast", "claw").reading
+    for written, pick in (({"momentum_value": 1}, "Block"), ({"defend": "never"}, "Mitigate"),
+                          ({"momentum_value": 1, "defend": "never"}, "Mitigate")):
+        assert pick in row(duel(hero, beast, policy={**policy, **written}), "Beast", "claw").reading, written

@@ -7,6 +7,7 @@ from sim.policy import TARGET_MODES
 from sim.rulesets import deferred
 from sim.rulesets.lens import advice, schema
 from sim.rulesets.lens import tables as T
+from sim.rulesets.lens.written import refuse_unread
 
 
 class Lens:
@@ -64,6 +65,7 @@ class Lens:
                 if tag not in known_tags:
                     raise ScenarioError(f"unknown tag '{tag}' in tag_order.{closest(tag, known_tags)}",
                                         path=f"{path}.policy.tag_order")
+        refuse_unread(scenario)
 
 
 def _check_one(s: dict, path: str, known_tags: dict) -> None:

@@ -66,6 +66,10 @@ from sim.rulesets.lens.ktables import (
     C_NO_WEAPON,
     DEFENSE,
     EV,
+    OWN_ASSIST,
+    OWN_INTERFERE,
+    OWN_TAKE,
+    OWN_TAGS,
     FIX_HOLD,
     FIX_MOVE,
     FIX_ZERO_CHANCE,
@@ -110,7 +114,8 @@ from sim.rulesets.lens.ktables import (
     W_REACH,
     W_SIDES,
 )
-from sim.rulesets.lens.kvalue import attack_chance, blow_value, momentum_worth, offence_value, tag_gain, uses_spell
+from sim.rulesets.lens.kvalue import (attack_chance, blow_value, by_value, momentum_worth, offence_value, tag_gain,
+                                      uses_spell)
 from sim.jit import once
 
 
@@ -135,7 +140,7 @@ def helpers(K, st, c, ability, ctx, ev, cnt):
                 continue
             if (ci[j, SIDE] == ci[c, SIDE]) != (kind == 0) or st[MOM, j] - ci[j, SUPPORT_KEEP] < 1:
                 continue
-            if ci[j, EV] == 1:
+            if by_value(K, j, OWN_ASSIST if kind == 0 else OWN_INTERFERE):
                 if not _help_pays(K, st, c, j, ability, kind):
                     continue
             elif ci[j, flag] == 0:
@@ -184,7 +189,7 @@ def connects(K, st, c, eff, tgt, mask, spell, ctx, ev, cnt):
     paid = 0
     if eff == 1:
         take = ci[c, TAKE_SAC] == 1
-        if ci[c, EV] == 1:
+        if by_value(K, c, OWN_TAKE):
             mean_hit = K[1][c, SP_MEAN] if spell else blow_value(K, c, tgt, mask)
             take = mean_hit > momentum_worth(K, st, c)
         if take:
@@ -210,7 +215,7 @@ def tags_to_attach(K, st, c, tgt, budget):
     ci, R, prefix = K[0], K[2], prefix_table(K)
     cost = R[R_TAG_COST]
     cap = min(ci[c, TAG_CAP], 6)
-    if ci[c, EV] == 1:
+    if by_value(K, c, OWN_TAGS):
         worth = offence_value(K, st, c)
         chance = attack_chance(K, c, tgt)
         k = 0

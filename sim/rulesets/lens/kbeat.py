@@ -38,7 +38,8 @@ from sim.rulesets.lens.ktables import (
     BODY,
     C_NO_WEAPON,
     DEFENSE,
-    EV,
+    OWN_HOLD,
+    OWN_TAGS,
     FIX_HOLD,
     HAS_WEAPON,
     HEAL_BELOW,
@@ -60,7 +61,7 @@ from sim.rulesets.lens.ktables import (
     TARGET,
     W_REACH,
 )
-from sim.rulesets.lens.kvalue import blows_expected, connect_chance, uses_spell
+from sim.rulesets.lens.kvalue import blows_expected, by_value, connect_chance, uses_spell
 from sim.jit import once
 
 
@@ -76,7 +77,7 @@ def held(K, st, c):
     ci, R = K[0], K[2]
     if st[EARLY, c] == 0 and R[R_PVP] == 0:
         return 0
-    if ci[c, EV] == 1:
+    if by_value(K, c, OWN_HOLD):
         return int(blows_expected(K, st, c) + 0.5) if st[EARLY, c] == 1 else 0
     return ci[c, HOLD]
 
@@ -179,7 +180,7 @@ def decide(K, P, st, c, F, ctx):
     weapon_ok = ci[c, HAS_WEAPON] == 1 and not cond_any(K, st[COND, c], C_NO_WEAPON)
     choice = MOVE_A if any_foe else HOLD_A
     if weapon_ok and in_reach:
-        choice = TAG_ATTACK if (ci[c, TAGS] > 0 or ci[c, EV] == 1) else ATTACK
+        choice = TAG_ATTACK if (ci[c, TAGS] > 0 or by_value(K, c, OWN_TAGS)) else ATTACK
     if cast:
         choice = CAST_A
     if ci[c, HAS_WEAPON] == 1 and (st[COND, c] & DISARMED_BIT) and not cast:

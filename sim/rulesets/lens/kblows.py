@@ -63,6 +63,9 @@ from sim.rulesets.lens.ktables import (
     DEFEND,
     DEFENSE,
     EV,
+    OWN_DEFEND,
+    OWN_MV,
+    OWN_TAKE,
     FIX_HAMSTRUNG,
     FIX_TAGS,
     HAS_WEAPON,
@@ -86,7 +89,7 @@ from sim.rulesets.lens.ktables import (
     W_COUNT,
     W_SIDES,
 )
-from sim.rulesets.lens.kvalue import costly_branch, defence_saving, momentum_worth
+from sim.rulesets.lens.kvalue import by_value, costly_branch, defence_saving, momentum_worth
 from sim.jit import once, rule
 
 
@@ -145,10 +148,10 @@ def choose_defence(K, st, who, tn, mean, mask, missile, magical, src):
     Momentum value reads the savings of a blow from src (kcore.blow_source) from its table."""
     ci, cf, R = K[0], K[1], K[2]
     ev = ci[who, EV] == 1
-    mv = momentum_worth(K, st, who) if ev else cf[who, MOMENTUM_VALUE]
+    mv = defence_momentum(K, st, who)
     saved = savings_row(K, who, src)
     policy = ci[who, DEFEND]
-    active_ok = ev or policy == ALWAYS or (policy == BIG_HITS and mean >= cf[who, BIG_HIT])
+    active_ok = by_value(K, who, OWN_DEFEND) or policy == ALWAYS or (policy == BIG_HITS and mean >= cf[who, BIG_HIT])
     best, pick = 0.0, -1
     for d in range(5):
         if d >= BLOCK and not active_ok:
@@ -160,10 +163,20 @@ def choose_defence(K, st, who, tn, mean, mask, missile, magical, src):
             continue
         if not allowed(K, st, who, d, mask, missile, magical):
             continue
-        v = defence_saving(K, who, d, R[R_DEF_AB0 + d], tn, mean, mv, ci[who, TAKE_SAC] == 1, ev)
+        v = defence_saving(K, who, d, R[R_DEF_AB0 + d], tn, mean, mv, ci[who, TAKE_SAC] == 1,
+                           by_value(K, who, OWN_TAKE))
         if v > 0 and (pick < 0 or v > best):
             best, pick = v, d
     return pick
+
+
+@once
+def defence_momentum(K, st, who):
+    """What a Momentum is worth to `who` when weighing a defence: its policy's
+    `momentum_value`, or in the default play (where none is written) its live worth."""
+    if by_value(K, who, OWN_MV):
+        return momentum_worth(K, st, who)
+    return K[1][who, MOMENTUM_VALUE]
 
 
 @once
@@ -189,7 +202,7 @@ def strike(K, st, att, who, damage, mask, missile, magical, mean, blow, defendab
 
 @once
 def defend(K, st, att, who, damage, mask, missile, magical, mean, blow, defendable, seed, ctx, ev, cnt):
-    ci, cf, drows, R = K[0], K[1], drow_table(K), K[2]
+    ci, drows, R = K[0], drow_table(K), K[2]
     tn = ci[att, ATT_RATING]
     src = blow_source(K, att, blow, magical)
     d = choose_defence(K, st, who, tn, mean, mask, missile, magical, src) if defendable else -1
@@ -209,9 +222,8 @@ def defend(K, st, att, who, damage, mask, missile, magical, mean, blow, defendab
             st[SPENT, who] += 1
         row = eff
         if eff == 1:
-            ev_play = ci[who, EV] == 1
-            mv = momentum_worth(K, st, who) if ev_play else cf[who, MOMENTUM_VALUE]
-            costly = costly_branch(K, ev_play, take, d, mean, float(ar), mv, fixed)
+            mv = defence_momentum(K, st, who)
+            costly = costly_branch(K, by_value(K, who, OWN_TAKE), take, d, mean, float(ar), mv, fixed)
             if costly:
                 row = 4
         dropped = drop_one(K, tags)

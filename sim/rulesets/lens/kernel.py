@@ -174,7 +174,7 @@ def _start_round(K, st, rnd, ctx, ev, cnt):
         early, pay = 0, 0
         if ci[i, IS_CHAR] == 1:
             b = st[BRACKET, i]
-            pref = AFTER if ci[i, EV] == 1 else ci[i, TIMING]
+            pref = AFTER if (ci[i, EV] == 1 and ci[i, TIMING_SET] == 0) else ci[i, TIMING]
             wants = pref == BEFORE or (pref == AUTO and st[BODYV, i] / ci[i, BODY] >= 0.5)
             if off_balance_fixed and b == 1 and not (pref == BEFORE and ci[i, TIMING_SET] == 1):
                 wants = False  # paying a Momentum to go first is an explicit choice (timing: before)

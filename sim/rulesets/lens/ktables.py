@@ -20,7 +20,11 @@ MAX_TN = 31
  HAS_SPELL, SPELL_TN, SPELL_SCHOOL, SPELL_MASK, SPELL_RANGE, AUTO_CAST, ITEM_COST, ITEM_USES, SPEED, INIT_TN,
  INIT_AB, W_COUNT, W_SIDES, W_BONUS, SP_COUNT, SP_SIDES, SP_BONUS, IT_COUNT, IT_SIDES, IT_BONUS, TARGET, SCRIPTED,
  HOLD, DEFEND, ACT, ASSIST, INTERFERE, SUPPORT_KEEP, CAST, TIMING, TAGS, TAKE_SAC, MITIGATE_TAG, DEF_ALLOWED,
- PER_ROUND, START_X, START_Y, SCATTER, EV, REACH_ANY, TIMING_SET, NCI) = range(55)
+ PER_ROUND, START_X, START_Y, SCATTER, EV, REACH_ANY, TIMING_SET, OWN, NCI) = range(56)
+# The policy fields a default-play character's scenario writes (ci[c, OWN], one bit each):
+# each replaces the choice by value with the value written (timing: TIMING_SET).
+OWN_FIELDS = ("hold", "defend", "tags", "take_sacrifice", "momentum_value", "assist", "interfere")
+OWN_HOLD, OWN_DEFEND, OWN_TAGS, OWN_TAKE, OWN_MV, OWN_ASSIST, OWN_INTERFERE = (1 << k for k in range(len(OWN_FIELDS)))
 # Per-combatant floats (cf[c, X]).
 W_MEAN, SP_MEAN, BIG_HIT, RECOVER_BELOW, HEAL_BELOW, MOMENTUM_VALUE, SLOT_MEAN, NCF = range(8)
 # Monster attack slots (si[s, X]).
@@ -134,6 +138,7 @@ def build_tables(setup) -> KernelTables:
         spec = scen.combatants[c].policy_spec
         row[EV] = setup.is_char[c] and spec.get("family") == "expected_value" and not setup.policies[c].rules
         row[TIMING_SET] = spec.get("timing") is not None
+        row[OWN] = _own(setup.extra["written"][c]) if row[EV] else 0
         reach = setup.slot_reach[setup.slot_owner == c]
         row[REACH_ANY] = int(reach.max()) if len(reach) else -1
         cf[c, W_MEAN], cf[c, SP_MEAN] = setup.weapon_mean[c], setup.spell_dice.dice[c].mean
@@ -182,8 +187,9 @@ def build_tables(setup) -> KernelTables:
     r[R_WEAPON_USE], r[R_SOURCE] = setup.abilities.index("weapon_use"), setup.abilities.index("source")
     r[R_LASTING] = sum(1 << k for k in range(cond.shape[0]) if cond[k, C_LASTING])
     chars = ci[:, IS_CHAR] == 1
-    r[R_HELP] = int(bool(np.any(chars & ((ci[:, ASSIST] == 1) | (ci[:, EV] == 1))))) \
-        | 2 * int(bool(np.any(chars & ((ci[:, INTERFERE] == 1) | (ci[:, EV] == 1)))))
+    by_value = lambda bit: (ci[:, EV] == 1) & ((ci[:, OWN] & bit) == 0)  # noqa: E731
+    r[R_HELP] = int(bool(np.any(chars & ((ci[:, ASSIST] == 1) | by_value(OWN_ASSIST))))) \
+        | 2 * int(bool(np.any(chars & ((ci[:, INTERFERE] == 1) | by_value(OWN_INTERFERE)))))
     for d, name in enumerate(T.DEFENCE_ABILITY):
         r[R_DEF_AB0 + d] = setup.abilities.index(name)
     from sim.rulesets.lens import RULESET
@@ -191,6 +197,12 @@ def build_tables(setup) -> KernelTables:
     return KernelTables(ci=ci, cf=cf, ab=ab, prob=prob, prefix=setup.weapon_prefix.astype(np.int64), si=si,
                         drows=drows, tags=tags, cond=cond, rules=r, zones=zones, zone_len=zone_len, smean=cf_slot,
                         policy=table.arrays(), reads=table.reads.astype(np.uint8), stack_size=table.stack_size)
+
+
+def _own(written) -> int:
+    """OWN's bits for the fields written; a written `big_hit` is a `defend` choice (setup.family_params)."""
+    fields = set(written) | ({"defend"} if "big_hit" in written else set())
+    return sum(1 << k for k, name in enumerate(OWN_FIELDS) if name in fields)
 
 
 def _spatial(setup) -> bool:

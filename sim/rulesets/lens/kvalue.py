@@ -44,6 +44,7 @@ from sim.rulesets.lens.ktables import (
     MOMENTUM_VALUE,
     MOM_LOSS,
     NEGATE,
+    OWN,
     PER_ROUND,
     R_DEF_AB0,
     R_FIXES,
@@ -70,6 +71,14 @@ from sim.jit import kernel, once, rule
 
 
 ACTIVE_FROM = 2  # Block, Dodge and Parry cost a Momentum; Abjure and Mitigate do not
+
+
+@once
+def by_value(K, c, own_bit):
+    """Whether c's choice of a policy field (own_bit: ktables.OWN_*) is made by value: the
+    default play's, where its scenario does not write the field."""
+    ci = K[0]
+    return ci[c, EV] == 1 and (ci[c, OWN] & own_bit) == 0
 
 
 @once

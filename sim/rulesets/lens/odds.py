@@ -107,6 +107,16 @@ def _is_ev(setup, c: int) -> bool:
     return bool(setup.is_char[c]) and spec.get("family") == "expected_value" and not setup.policies[c].rules
 
 
+def _by_value(setup, c: int, field: str) -> bool:
+    """kvalue.by_value: the default play chooses `field` by value where it is not written."""
+    return _is_ev(setup, c) and field not in setup.extra["written"][c]
+
+
+def _defence_worth(setup, who: int, worth: float) -> float:
+    """kblows.defence_momentum: a Momentum weighed in a defence, live or as written."""
+    return worth if _by_value(setup, who, "momentum_value") else float(setup.pol["momentum_value"][who])
+
+
 def _armour_fn(ar: int, sign: int):
     if sign == -1:
         return lambda x: max(x - ar, 0)
@@ -139,7 +149,7 @@ def defended(setup, who: int, blow: Blow, d: int, worth: float) -> tuple[Fractio
     rows = setup.defence_rows
     ar = int(setup.armor[who])
     p = efforts(setup, who, setup.abilities.index(T.DEFENCE_ABILITY[d]), setup.attack_rating[blow.att])
-    costly = _costly(setup, who, d, blow.mean, worth)
+    costly = _costly(setup, who, d, blow.mean, _defence_worth(setup, who, worth))
     dropped = int(setup.tags.drop_one(np.int64(blow.mask)))
     prefer_tag = bool(setup.pol["mitigate_tag"][who]) and dropped != blow.mask
     land, parts = ZERO, []
@@ -190,7 +200,7 @@ def _row_value(setup, d: int, row: int, mean: float, armor: float, mv: float) ->
 
 def _costly(setup, who: int, d: int, mean: float, mv: float, ev: bool | None = None) -> bool:
     """Whether a defence's Sacrifice takes its "or" branch (kvalue.costly_branch)."""
-    ev = _is_ev(setup, who) if ev is None else ev
+    ev = _by_value(setup, who, "take_sacrifice") if ev is None else ev
     if not ev:
         return bool(setup.pol["take_sacrifice"][who])
     armor = float(setup.armor[who])
@@ -217,10 +227,11 @@ def allowed(setup, who: int, d: int, blow: Blow) -> bool:
 
 def choose(setup, who: int, blow: Blow, worth: float) -> int:
     """The defence with the largest expected saving (first of equals), -1 for none."""
-    ev = _is_ev(setup, who)
-    mv = worth if ev else float(setup.pol["momentum_value"][who])
+    ev = _by_value(setup, who, "take_sacrifice")
+    mv = _defence_worth(setup, who, worth)
     policy = int(setup.pol["defend"][who])
-    active_ok = ev or policy == ALWAYS or (policy == BIG_HITS and blow.mean >= float(setup.pol["big_hit"][who]))
+    by_value = _by_value(setup, who, "defend") and "big_hit" not in setup.extra["written"][who]
+    active_ok = by_value or policy == ALWAYS or (policy == BIG_HITS and blow.mean >= float(setup.pol["big_hit"][who]))
     best, pick = 0.0, -1
     for d in range(len(T.DEFENCES)):
         if (d >= ACTIVE_FROM and not active_ok) or not allowed(setup, who, d, blow):
@@ -285,7 +296,7 @@ def worth(setup, c: int) -> float:
 def _takes_sacrifice(setup, c: int, j: int, mask: int, spell: bool) -> bool:
     """kactions.connects: a Sacrifice hits for a second Momentum when the policy takes it
     (the default play: when the blow is worth more than the Momentum)."""
-    if _is_ev(setup, c):
+    if _by_value(setup, c, "take_sacrifice"):
         mean_hit = setup.spell_dice.dice[c].mean if spell else blow_value(setup, c, j, mask)
         return mean_hit > worth(setup, c)
     return bool(setup.pol["take_sacrifice"][c])
@@ -364,7 +375,7 @@ def _weapon(setup, c: int, j: int) -> list[tuple[str, Fraction, Pmf, dict, str]]
 
 def _policy_tags(setup, c: int) -> int:
     """Tag actions a fixed family's attack takes with Momentum to spare (-1: valued live or scripted)."""
-    if _is_ev(setup, c) or c in setup.scripted:
+    if _by_value(setup, c, "tags") or c in setup.scripted:
         return -1
     return min(int(setup.pol["tags"][c]), int(setup.tag_cap[c]))
 

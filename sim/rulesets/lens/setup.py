@@ -10,6 +10,7 @@ from sim.policy import TARGET_MODES
 from sim.rulesets.lens import challenge as CH
 from sim.rulesets.lens import schema as S
 from sim.rulesets.lens import tables as T
+from sim.rulesets.lens.written import written_fields
 
 MAX_TN = 31
 FOCUS = TARGET_MODES.index("focus")
@@ -90,9 +91,14 @@ def _cells(feet: float, grid) -> int:
     return grid.cells(feet) if feet > 0 else 0
 
 
-def family_params(spec: dict) -> dict:
-    """A policy's parameters with its family's presets filled in where the scenario left them unset."""
+def family_params(spec: dict, written=()) -> dict:
+    """A policy's parameters with its family's presets filled in where the scenario left them unset.
+
+    Under the default play a written `big_hit` is a threshold it respects: active defences
+    only against blows of that mean or more (defend: big_hits), unless `defend` is written too."""
     out = {k: v for k, v in spec.items() if k not in ("target", "rules")}
+    if spec["family"] == "expected_value" and "big_hit" in written and "defend" not in written:
+        out["defend"] = "big_hits"
     for k, v in S.FAMILY_DEFAULTS[spec["family"]].items():
         if out.get(k) is None:
             out[k] = v
@@ -198,7 +204,8 @@ def build(scenario) -> Setup:
                 dprob[i, d, tn] = _probs(variant, talent[i, a], training[i, a], max(tn, 1), tool[i, a], qmod[i, a])
 
     policies = [c.policy for c in cs]
-    params = [family_params({**c.policy_spec}) for c in cs]
+    written = written_fields(scenario)
+    params = [family_params({**c.policy_spec}, w) for c, w in zip(cs, written)]
     pol = {k: np.array([p[k] for p in params]) for k in params[0] if k not in ("tag_order", "defences")}
     pol["defences"] = np.array([[d in p["defences"] for d in T.DEFENCES] for p in params])
     pol["defend"] = np.array([S.DEFENDS.index(p["defend"]) for p in params], np.int8)
@@ -243,7 +250,7 @@ def build(scenario) -> Setup:
         pol=pol, policies=policies, scripted=[i for i, p in enumerate(policies) if p.rules],
         uses_focus=any(p.target == FOCUS or any(r.target == FOCUS for r in p.rules) for p in policies),
         rules=rules, grid=grid,
-        extra={"scenario": scenario,
+        extra={"scenario": scenario, "written": written,
                "pvp": bool((is_char[:, None] & is_char[None, :] & (side[:, None] != side[None, :])).any())},
     )
 
