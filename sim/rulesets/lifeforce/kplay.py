@@ -17,9 +17,9 @@ from sim.rulesets.lifeforce.kduel_tables import duel_tables
 ACTION_NAMES = ("attack", "charge", "run", "grapple", "block", "opportunity", "hold", "step_back", "flee",
                 "stand", "recover")
 METRICS = {"chebyshev": 0, "alternating": 1, "manhattan": 2}
-# A cold compile on the idle 2-core machine: 72 CPU-s (December
+# A cold compile on the idle 2-core machine: 42 CPU-s (December
 # 2026; 305 before the compile-cost work, docs/performance.md "Compile cost").
-COMPILE_ESTIMATE_S = 75
+COMPILE_ESTIMATE_S = 50
 
 
 @dataclass
