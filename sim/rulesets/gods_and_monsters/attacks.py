@@ -79,7 +79,8 @@ def kinds(W, SL, ct, st):
         if when == 3 or (when == 1 and W[W_BUSY, t]) or (when == 2 and W[W_FIRING, t]) or act == CALLED:
             kind = K_CALLED
         t_immobile = immobile(W, t)
-        if (act == KNOCKOUT or ct[C_KNOCKOUT, o]) and (W[W_SURPRISED, t] or t_immobile or W[W_COVERING, o] == t):
+        covered = W[W_COVERING, o] == t and a == ct[C_FIRST_SLOT, o]
+        if (act == KNOCKOUT or ct[C_KNOCKOUT, o]) and (W[W_SURPRISED, t] or t_immobile or covered):
             kind = K_KO
         if (act == KILL or ct[C_KILLING, o]) and t_immobile:
             kind = K_KILL
@@ -94,12 +95,13 @@ def kinds(W, SL, ct, st):
 
 
 @once
-def not_defending(W, flags, rnd, o, t):
-    """The level in NOT_DEFENDING: the best that applies ("these bonuses do not combine")."""
+def not_defending(W, flags, rnd, o, t, first):
+    """The level in NOT_DEFENDING: the best that applies ("these bonuses do not combine").
+    Covered: only the weapon that took aim (the first), once: the aim lasts one round."""
     level = 0
     if flags[G_UNAWARE] and rnd == 1 and W[W_SURPRISED, t]:
         level = UNAWARE
-    if flags[G_AIM] and W[W_COVERING, o] == t:
+    if flags[G_AIM] and first and W[W_COVERING, o] == t:
         level = max(level, COVERED)
     if immobile(W, t):
         level = max(level, IMMOBILE)
@@ -119,8 +121,8 @@ def resolve(seed, g, rnd, now, W, SL, ct, st, pair_mod, flags, adj, tracing, ev,
         kind = SL[L_KIND, a]
         called = kind != NORMAL
         ranged = st[S_RANGED, a]
-        level = not_defending(W, flags, rnd, o, t)
         first = a == ct[C_FIRST_SLOT, o]
+        level = not_defending(W, flags, rnd, o, t, first)
         extra = False
         if flags[G_EXTRA] and not called:
             # A warrior may take an extra attack against an unaware target instead of the +4.
@@ -128,7 +130,9 @@ def resolve(seed, g, rnd, now, W, SL, ct, st, pair_mod, flags, adj, tracing, ev,
                 level = 0
                 extra = first
             if flags[G_AIM] and level == COVERED and first:
-                # The covered attack is free unless the covered combatant wins a Reaction contest.
+                # "a free attack ... at a bonus of four to attack and one to damage": this roll;
+                # free unless the covered combatant wins a Reaction contest, and then the
+                # round's own attack follows it, plain (the extra roll).
                 so = max(ct[C_PERCEPTION, o], ct[C_EVASION, o]) - W[W_ROLL_PEN, o]
                 stt = max(ct[C_PERCEPTION, t], ct[C_EVASION, t]) - W[W_ROLL_PEN, t]
                 _, covered_wins = contest_wins(keyed.die(20, seed, g, rnd, REACTION, o, 0), so,
@@ -176,9 +180,10 @@ def resolve(seed, g, rnd, now, W, SL, ct, st, pair_mod, flags, adj, tracing, ev,
                                          CARRIED_DAMAGE, a, 0), 0)
         extra_hit, extra_dealt = False, 0
         if extra:
-            extra_hit = keyed.die(20, seed, g, rnd, EXTRA_ATTACK, a, 0) <= need
+            # Plain: the unaware's +4 was traded for it; the covered bonus went to the free attack.
+            extra_hit = keyed.die(20, seed, g, rnd, EXTRA_ATTACK, a, 0) <= need - ND_ATTACK[level]
             if extra_hit:
-                extra_dealt = slot_damage(seed, g, rnd, st, a, EXTRA_DAMAGE) + ND_DAMAGE[level]
+                extra_dealt = slot_damage(seed, g, rnd, st, a, EXTRA_DAMAGE)
         on_target = dealt - direct + carried + extra_dealt
         W[W_PTAKEN, t] += on_target
         W[W_PDIRECT, t] += direct

@@ -319,6 +319,9 @@ def _choose_target(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, u
     h = W[W_HOLDING, o]
     if W[W_FORCED, o] and h >= 0 and cand[h]:
         return h  # a holder strikes the target it holds immobilized
+    cov = W[W_COVERING, o]
+    if cov >= 0 and a == ct[C_FIRST_SLOT, o] and cand[cov]:
+        return cov  # the weapon that took aim strikes the covered target
     mode = W[W_TMODE, o]
     if mode == WEAKEST or mode == STRONGEST or (mode == NEAREST and use_nearest):
         for j in range(W.shape[1]):

@@ -242,7 +242,8 @@ POLICY_FIELDS = {
     "lead": Field("bool", False, "a warrior leads instead of fighting: on a Perception roll up to `level` "
                   "companions get the warriors' cover bonus"),
     "cover": Field("bool", False, "take aim to cover the target (no attack this round) when neither moves, then "
-                   "attack it at +4 attack, +1 damage and, unless it wins a Reaction contest, a free attack"),
+                   "one free attack at it with the aiming weapon at +4 attack, +1 damage, and the round's own "
+                   "attack, plain, unless the target wins a Reaction contest"),
     "cast": Field("bool", True, "cast the first spell with uses left whenever a target is in its range"),
     "reload": Field("choice", "out_of_close_combat", "when to spend actions loading a multi-action weapon: "
                     "out_of_close_combat (else fight with the next weapon), always, never",
