@@ -10,16 +10,16 @@ from __future__ import annotations
 from sim import events, keyed
 from sim.rulesets.base import STANDING
 from sim.rulesets.gods_and_monsters.tables import (
-    AGILITY_ATT, AGILITY_TGT, BYSTANDER, C_AGILITY, C_CALLED_WHEN, C_COVER, C_EVASION, C_EXTRA_UNAWARE,
-    C_FIRST_SLOT, C_GRAB_WHEN, C_HEAD, C_KILLING, C_KNOCKOUT, C_KO_POINTS, C_MOVE_BONUS, C_PERCEPTION, C_SAVE0,
-    C_SIZE, C_WARRIOR, CALLED, CARRIED_DAMAGE, CARRIED_SAVE, COVER_TABLE, COVERED, DISRUPT, EV_ATTACK,
-    EV_DISRUPT_ROLL, EV_STRAY, EXTRA_ATTACK, EXTRA_DAMAGE, FULL, G_AIM, G_COVER_MELEE, G_EXTRA, G_HIGHER,
-    G_INTO_MELEE, G_KO_COST, G_UNAWARE, GRAB, HELD_IMMOBILIZED, HELD_NONE, IMMOBILE, K_CALLED, K_GRAB,
-    K_KILL, K_KO, KILL, KNOCKOUT, KO_SAVE, K_SLOT_ATTACK, K_SLOT_DAMAGE, L_WORD_ATTACK, L_WORD_DAMAGE, SLOT_ROLLS,
-    L_ATTACKING, L_HIT, L_KIND, L_TARGET, ND_ATTACK, ND_DAMAGE, NORMAL, REACTION, S_BASE, S_CBONUS, S_CCOUNT,
-    S_CSAVE, S_CSIDES, S_DBONUS, S_DCOUNT, S_DSIDES, S_OWNER, S_RANGED, STRAY, STRONG, UNAWARE, W_ACTION, W_ASLEEP,
-    W_ATT_PEN, W_ATTACKS, W_BOUND, W_BUSY, W_COVERING, W_DEALT, W_DEF, W_FIRING, W_HELD, W_BLOCKED, W_HITS,
-    W_HOLDING, W_LED, W_PDIRECT, W_PTAKEN, W_RDEALT, W_ROLL_PEN, W_STATUS, W_SURPRISED, W_TAKEN, W_UPSET)
+    AGILITY_ATT, AGILITY_TGT, BYSTANDER, C_AGILITY, C_CALLED_WHEN, C_COVER, C_EVASION, C_EXTRA_UNAWARE, C_FIRST_SLOT,
+    C_GRAB_WHEN, C_HEAD, C_KILLING, C_KNOCKOUT, C_KO_POINTS, C_MOVE_BONUS, C_PERCEPTION, C_SAVE0, C_SIZE, C_WARRIOR,
+    CALLED, CARRIED_DAMAGE, CARRIED_SAVE, COVER_TABLE, COVERED, DISRUPT, EV_ATTACK, EV_DISRUPT_ROLL, EV_STRAY,
+    EXTRA_ATTACK, EXTRA_DAMAGE, FULL, G_AIM, G_COVER_MELEE, G_EXTRA, G_HIGHER, G_INTO_MELEE, G_KO_COST, G_UNAWARE, GRAB,
+    HELD_IMMOBILIZED, HELD_NONE, IMMOBILE, K_CALLED, K_GRAB, K_KILL, K_KO, KILL, KNOCKOUT, KO_SAVE, K_SLOT_ATTACK,
+    K_SLOT_DAMAGE, L_WORD_ATTACK, L_WORD_DAMAGE, SLOT_ROLLS, L_ATTACKING, L_HIT, L_KIND, L_TARGET, ND_ATTACK, ND_DAMAGE,
+    NORMAL, REACTION, S_BASE, S_CBONUS, S_CCOUNT, S_CSAVE, S_CSIDES, S_DBONUS, S_DCOUNT, S_DSIDES, S_OWNER, S_RANGED,
+    STRAY, STRONG, UNAWARE, W_ACTION, W_ASLEEP, W_ATT_PEN, W_ATTACKS, W_BOUND, W_BUSY, W_COVERING, W_DEALT, W_DEF,
+    W_FIRING, W_HELD, W_BLOCKED, W_HITS, W_HOLDING, W_LED, W_MELEE, W_MELEE_N, W_PDIRECT, W_PTAKEN, W_RDEALT,
+    W_ROLL_PEN, W_STATUS, W_SURPRISED, W_TAKEN, W_UPSET)
 from sim.jit import once, rule
 from sim.rulesets.gods_and_monsters.schema import CALLED_SHOT_PENALTY, SURPRISED_ROLL_PENALTY  # noqa: F401
 
@@ -141,12 +141,14 @@ def resolve(seed, g, rnd, now, W, SL, ct, st, pair_mod, flags, adj, tracing, ev,
         cover = ct[C_COVER, t] if (ranged or flags[G_COVER_MELEE]) else 0
         n_near = 0
         if flags[G_INTO_MELEE] and ranged:
-            # Firing into close combat: the melee is the target and the opponents next to it
-            # (the shooter excepted), "including the target".
+            # Firing into close combat: "two to four combatants ... five or more combatants,
+            # including the target" count everyone in the target's melee (round._melees), the
+            # shooter excepted; the strays fall on the target's opponents in it.
             for j in range(C):
                 if adj[t, j] and j != o:
                     n_near += 1
-            melee_cover = FULL if n_near + 1 >= 5 else (STRONG if n_near + 1 >= 2 else 0)
+            n_in = W[W_MELEE_N, t] - (W[W_MELEE, o] == W[W_MELEE, t])
+            melee_cover = FULL if n_in >= 5 else (STRONG if n_in >= 2 else 0)
             cover = max(cover, melee_cover)
         cover_bonus = COVER_TABLE[cover, 0 if (ct[C_WARRIOR, t] or W[W_LED, t]) else 1]
         def_t = W[W_DEF, t]

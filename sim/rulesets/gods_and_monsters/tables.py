@@ -335,7 +335,10 @@ def _static(layout, grid, ct) -> bool:
  W_TAKEN, W_DOWN, W_ACTION, W_TMODE, W_LOST, W_CAN_ACT, W_ROLL_PEN, W_ATT_PEN, W_DEF, W_STAND0, W_LED, W_SPELL_OF,
  W_SPELL_TGT, W_CASTING, W_CAN_ATTACK, W_IN_CLOSE, W_FIRING, W_BUSY, W_GRABBING, W_UPSET, W_ACTIVE, W_OWED,
  W_PENDING, W_PTAKEN, W_PDIRECT, W_MOVED, W_TYING, W_PRE_HELD, W_ON_HELD, W_FORCED, W_AIM_T, W_RTAKEN, W_RDEALT,
- W_GOAL_CLOSE, W_GOAL_AWAY, W_WHY, W_BLOCKED, W_PX, W_PY, W_MAY_MOVE, W_NOW_DOWN, W_RULE_SEEN, NW) = range(65)
+ W_GOAL_CLOSE, W_GOAL_AWAY, W_WHY, W_BLOCKED, W_PX, W_PY, W_MAY_MOVE, W_NOW_DOWN, W_RULE_SEEN, W_MELEE, W_MELEE_N,
+ NW) = range(67)
+# W_MELEE: the melee a combatant stands in this round (its lowest member), W_MELEE_N its size:
+# set only where firing into close combat can arise (round._melees).
 # --- rows of the per-slot work array SL (int64, (NSL, A)) ---
 (L_LOADED, L_FREE_USED, L_TARGET, L_ACTING, L_RELOAD, L_FREE_NOW, L_ATTACKING, L_KIND, L_HIT, L_REACHES,
  L_USABLE, L_NOW, L_WORD_ATTACK, L_WORD_DAMAGE, NSL) = range(15)
