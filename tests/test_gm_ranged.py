@@ -51,6 +51,21 @@ def test_firing_into_close_combat_with_five_is_full_cover():
     assert_rate(r["Archer"]["hits"], 9 / 20)
 
 
+def test_firing_into_close_combat_counts_everyone_in_the_melee():
+    # A chain T - F1 - T2 - F2 - T3: T fights only F1, but the melee is all five ("five or
+    # more combatants, including the target"): full cover (+2, non-warrior), not strong.
+    chain = [fighter(f"F{i}", position=[11 + 2 * i, 2]) for i in range(2)]
+    others = [fighter(f"T{i}", position=[8 + 2 * i, 2]) for i in (2, 3)]
+    d = shooting({"survival": 2000}, allies=chain, pa={"target": "strongest"})
+    d["sides"]["b"]["combatants"] += others
+    d["battlefield"] = {"width": 20, "height": 5}
+    assert_rate(run(d)["Archer"]["hits"], 9 / 20)
+    # Three in the melee (T - F1 - T2): strong cover, as two would be.
+    d["sides"]["a"]["combatants"] = d["sides"]["a"]["combatants"][:2]
+    d["sides"]["b"]["combatants"] = d["sides"]["b"]["combatants"][:2]
+    assert_rate(run(d)["Archer"]["hits"], 10 / 20)
+
+
 def test_called_shot_into_close_combat_spares_the_others_on_a_hit():
     ally = fighter("F", defense=2, position=[11, 2])
     r = run(shooting({}, allies=[ally], pa={"called_shot": "always"}))

@@ -14,8 +14,8 @@ from sim.rulesets.gods_and_monsters import play as gm_play
 
 SCENARIOS = Path("scenarios/gods_and_monsters")
 PINNED = {  # seed 11, skirmishes 500-1999, at most 100 rounds
-    "ambush_on_sleepers": "5375d55baa51fc90", "archer_skirmish": "8dcf26d582ef22d3",
-    "archers_vs_ogre": "9456bb24db1dc2a6", "arquebus_volley": "c24ca7a9b9730130",
+    "ambush_on_sleepers": "5375d55baa51fc90", "archer_skirmish": "835667a9c0401be8",
+    "archers_vs_ogre": "7f05496fcec25abf", "arquebus_volley": "deec4a6e0ff3ad91",
     "goblin_ambush": "4bfab965efd57cb4", "grappling_brute": "35e6a9782f4ef4db",
     "knockout_raid": "797c1d68ecd8dc75", "ogre_vs_two_warriors": "b2efe909e40652b8",
     "spellcaster_duel": "33aabb827dbebb92", "yeti": "e2aaedc2afa17b65",

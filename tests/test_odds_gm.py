@@ -112,7 +112,9 @@ def reference(case: dict):
     blow = icepool.map(strike, icepool.d20, dmg, icepool.d20 if sit.startswith("ko") else NOTHING,
                        icepool.d20 if carried else NOTHING, c_die)
     if sit in ("extra", "covered"):
-        blow = icepool.map(lambda first, made, roll, d: _second(first, made and roll <= n, d + plus),
+        # The second attack is plain: the +4 / +1 are the covered (free) attack's alone.
+        n2 = n - 4 if sit == "covered" else n
+        blow = icepool.map(lambda first, made, roll, d: _second(first, made and roll <= n2, d),
                            blow, _extra_made(att, dfd, rules, sit), icepool.d20, dmg)
     verve = stat(dfd, "verve") if is_one_of(dfd, rules.get("verve_archetypes", ["warrior"])) else 0
     return _summary(blow, verve, dfd["survival"])

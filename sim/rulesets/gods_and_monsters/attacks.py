@@ -10,16 +10,16 @@ from __future__ import annotations
 from sim import events, keyed
 from sim.rulesets.base import STANDING
 from sim.rulesets.gods_and_monsters.tables import (
-    AGILITY_ATT, AGILITY_TGT, BYSTANDER, C_AGILITY, C_CALLED_WHEN, C_COVER, C_EVASION, C_EXTRA_UNAWARE,
-    C_FIRST_SLOT, C_GRAB_WHEN, C_HEAD, C_KILLING, C_KNOCKOUT, C_KO_POINTS, C_MOVE_BONUS, C_PERCEPTION, C_SAVE0,
-    C_SIZE, C_WARRIOR, CALLED, CARRIED_DAMAGE, CARRIED_SAVE, COVER_TABLE, COVERED, DISRUPT, EV_ATTACK,
-    EV_DISRUPT_ROLL, EV_STRAY, EXTRA_ATTACK, EXTRA_DAMAGE, FULL, G_AIM, G_COVER_MELEE, G_EXTRA, G_HIGHER,
-    G_INTO_MELEE, G_KO_COST, G_UNAWARE, GRAB, HELD_IMMOBILIZED, HELD_NONE, IMMOBILE, K_CALLED, K_GRAB,
-    K_KILL, K_KO, KILL, KNOCKOUT, KO_SAVE, K_SLOT_ATTACK, K_SLOT_DAMAGE, L_WORD_ATTACK, L_WORD_DAMAGE, SLOT_ROLLS,
-    L_ATTACKING, L_HIT, L_KIND, L_TARGET, ND_ATTACK, ND_DAMAGE, NORMAL, REACTION, S_BASE, S_CBONUS, S_CCOUNT,
-    S_CSAVE, S_CSIDES, S_DBONUS, S_DCOUNT, S_DSIDES, S_OWNER, S_RANGED, STRAY, STRONG, UNAWARE, W_ACTION, W_ASLEEP,
-    W_ATT_PEN, W_ATTACKS, W_BOUND, W_BUSY, W_COVERING, W_DEALT, W_DEF, W_FIRING, W_HELD, W_BLOCKED, W_HITS,
-    W_HOLDING, W_LED, W_PDIRECT, W_PTAKEN, W_RDEALT, W_ROLL_PEN, W_STATUS, W_SURPRISED, W_TAKEN, W_UPSET)
+    AGILITY_ATT, AGILITY_TGT, BYSTANDER, C_AGILITY, C_CALLED_WHEN, C_COVER, C_EVASION, C_EXTRA_UNAWARE, C_FIRST_SLOT,
+    C_GRAB_WHEN, C_HEAD, C_KILLING, C_KNOCKOUT, C_KO_POINTS, C_MOVE_BONUS, C_PERCEPTION, C_SAVE0, C_SIZE, C_WARRIOR,
+    CALLED, CARRIED_DAMAGE, CARRIED_SAVE, COVER_TABLE, COVERED, DISRUPT, EV_ATTACK, EV_DISRUPT_ROLL, EV_STRAY,
+    EXTRA_ATTACK, EXTRA_DAMAGE, FULL, G_AIM, G_COVER_MELEE, G_EXTRA, G_HIGHER, G_INTO_MELEE, G_KO_COST, G_UNAWARE, GRAB,
+    HELD_IMMOBILIZED, HELD_NONE, IMMOBILE, K_CALLED, K_GRAB, K_KILL, K_KO, KILL, KNOCKOUT, KO_SAVE, K_SLOT_ATTACK,
+    K_SLOT_DAMAGE, L_WORD_ATTACK, L_WORD_DAMAGE, SLOT_ROLLS, L_ATTACKING, L_HIT, L_KIND, L_TARGET, ND_ATTACK, ND_DAMAGE,
+    NORMAL, REACTION, S_BASE, S_CBONUS, S_CCOUNT, S_CSAVE, S_CSIDES, S_DBONUS, S_DCOUNT, S_DSIDES, S_OWNER, S_RANGED,
+    STRAY, STRONG, UNAWARE, W_ACTION, W_ASLEEP, W_ATT_PEN, W_ATTACKS, W_BOUND, W_BUSY, W_COVERING, W_DEALT, W_DEF,
+    W_FIRING, W_HELD, W_BLOCKED, W_HITS, W_HOLDING, W_LED, W_MELEE, W_MELEE_N, W_PDIRECT, W_PTAKEN, W_RDEALT,
+    W_ROLL_PEN, W_STATUS, W_SURPRISED, W_TAKEN, W_UPSET)
 from sim.jit import once, rule
 from sim.rulesets.gods_and_monsters.schema import CALLED_SHOT_PENALTY, SURPRISED_ROLL_PENALTY  # noqa: F401
 
@@ -79,7 +79,8 @@ def kinds(W, SL, ct, st):
         if when == 3 or (when == 1 and W[W_BUSY, t]) or (when == 2 and W[W_FIRING, t]) or act == CALLED:
             kind = K_CALLED
         t_immobile = immobile(W, t)
-        if (act == KNOCKOUT or ct[C_KNOCKOUT, o]) and (W[W_SURPRISED, t] or t_immobile or W[W_COVERING, o] == t):
+        covered = W[W_COVERING, o] == t and a == ct[C_FIRST_SLOT, o]
+        if (act == KNOCKOUT or ct[C_KNOCKOUT, o]) and (W[W_SURPRISED, t] or t_immobile or covered):
             kind = K_KO
         if (act == KILL or ct[C_KILLING, o]) and t_immobile:
             kind = K_KILL
@@ -94,12 +95,13 @@ def kinds(W, SL, ct, st):
 
 
 @once
-def not_defending(W, flags, rnd, o, t):
-    """The level in NOT_DEFENDING: the best that applies ("these bonuses do not combine")."""
+def not_defending(W, flags, rnd, o, t, first):
+    """The level in NOT_DEFENDING: the best that applies ("these bonuses do not combine").
+    Covered: only the weapon that took aim (the first), once: the aim lasts one round."""
     level = 0
     if flags[G_UNAWARE] and rnd == 1 and W[W_SURPRISED, t]:
         level = UNAWARE
-    if flags[G_AIM] and W[W_COVERING, o] == t:
+    if flags[G_AIM] and first and W[W_COVERING, o] == t:
         level = max(level, COVERED)
     if immobile(W, t):
         level = max(level, IMMOBILE)
@@ -119,8 +121,8 @@ def resolve(seed, g, rnd, now, W, SL, ct, st, pair_mod, flags, adj, tracing, ev,
         kind = SL[L_KIND, a]
         called = kind != NORMAL
         ranged = st[S_RANGED, a]
-        level = not_defending(W, flags, rnd, o, t)
         first = a == ct[C_FIRST_SLOT, o]
+        level = not_defending(W, flags, rnd, o, t, first)
         extra = False
         if flags[G_EXTRA] and not called:
             # A warrior may take an extra attack against an unaware target instead of the +4.
@@ -128,7 +130,9 @@ def resolve(seed, g, rnd, now, W, SL, ct, st, pair_mod, flags, adj, tracing, ev,
                 level = 0
                 extra = first
             if flags[G_AIM] and level == COVERED and first:
-                # The covered attack is free unless the covered combatant wins a Reaction contest.
+                # "a free attack ... at a bonus of four to attack and one to damage": this roll;
+                # free unless the covered combatant wins a Reaction contest, and then the
+                # round's own attack follows it, plain (the extra roll).
                 so = max(ct[C_PERCEPTION, o], ct[C_EVASION, o]) - W[W_ROLL_PEN, o]
                 stt = max(ct[C_PERCEPTION, t], ct[C_EVASION, t]) - W[W_ROLL_PEN, t]
                 _, covered_wins = contest_wins(keyed.die(20, seed, g, rnd, REACTION, o, 0), so,
@@ -137,12 +141,14 @@ def resolve(seed, g, rnd, now, W, SL, ct, st, pair_mod, flags, adj, tracing, ev,
         cover = ct[C_COVER, t] if (ranged or flags[G_COVER_MELEE]) else 0
         n_near = 0
         if flags[G_INTO_MELEE] and ranged:
-            # Firing into close combat: the melee is the target and the opponents next to it
-            # (the shooter excepted), "including the target".
+            # Firing into close combat: "two to four combatants ... five or more combatants,
+            # including the target" count everyone in the target's melee (round._melees), the
+            # shooter excepted; the strays fall on the target's opponents in it.
             for j in range(C):
                 if adj[t, j] and j != o:
                     n_near += 1
-            melee_cover = FULL if n_near + 1 >= 5 else (STRONG if n_near + 1 >= 2 else 0)
+            n_in = W[W_MELEE_N, t] - (W[W_MELEE, o] == W[W_MELEE, t])
+            melee_cover = FULL if n_in >= 5 else (STRONG if n_in >= 2 else 0)
             cover = max(cover, melee_cover)
         cover_bonus = COVER_TABLE[cover, 0 if (ct[C_WARRIOR, t] or W[W_LED, t]) else 1]
         def_t = W[W_DEF, t]
@@ -176,9 +182,10 @@ def resolve(seed, g, rnd, now, W, SL, ct, st, pair_mod, flags, adj, tracing, ev,
                                          CARRIED_DAMAGE, a, 0), 0)
         extra_hit, extra_dealt = False, 0
         if extra:
-            extra_hit = keyed.die(20, seed, g, rnd, EXTRA_ATTACK, a, 0) <= need
+            # Plain: the unaware's +4 was traded for it; the covered bonus went to the free attack.
+            extra_hit = keyed.die(20, seed, g, rnd, EXTRA_ATTACK, a, 0) <= need - ND_ATTACK[level]
             if extra_hit:
-                extra_dealt = slot_damage(seed, g, rnd, st, a, EXTRA_DAMAGE) + ND_DAMAGE[level]
+                extra_dealt = slot_damage(seed, g, rnd, st, a, EXTRA_DAMAGE)
         on_target = dealt - direct + carried + extra_dealt
         W[W_PTAKEN, t] += on_target
         W[W_PDIRECT, t] += direct

@@ -12,9 +12,9 @@ from sim import keyed, targeting
 from sim.battlefield import SIDESTEPS
 from sim.rulesets.base import STANDING
 from sim.rulesets.gods_and_monsters.tables import (
-    ADVANCE, C_KITE_CELLS, C_MAX_REACH, C_MOVE_CELLS, C_MOVE_MODE, C_SIDE, FAR, G_HEIGHT, G_METRIC, G_WIDTH, KITE,
-    MOVE_GOAL, NEAREST, RANDOM, W_GOAL_AWAY, W_MAY_MOVE, W_GOAL_CLOSE, W_STATUS, W_SURV, W_TMODE, W_VERVE, W_X, W_Y,
-    WITHDRAW_MOVE)
+    ADVANCE, C_KITE_CELLS, C_MAX_REACH, C_MOVE_CELLS, C_MOVE_MODE, C_SIDE, FAR, G_HEIGHT, G_METRIC, G_PURSUIT,
+    G_WIDTH, KITE, MOVE_GOAL, NEAREST, PURSUIT_SIMULTANEOUS, RANDOM, W_GOAL_AWAY, W_GOAL_CLOSE, W_MAY_MOVE, W_MOVED,
+    W_STATUS, W_SURV, W_TMODE, W_VERVE, W_X, W_Y, WITHDRAW_MOVE)
 from sim.jit import once, rule
 
 NX = np.array([1, -1, 0, 0, 1, 1, -1, -1], dtype=np.int64)
@@ -107,49 +107,83 @@ def walk(W, flags, i, goal, budget, stop_within, away):
 def move_all(seed, g, rnd, W, flags, ct, dist, focus, cand, hbuf, dbuf):
     """Movement at the start of the round (W_MAY_MOVE: who may move).
 
-    Combatants with an enemy already in reach stay put (unless kiting or withdrawing);
-    the others close on their target: the nearest enemy under random targeting, else
-    the one their targeting mode picks. Goals come from the positions at the start of
-    the round; closers walk first, in combatant order, then those backing away.
-    Returns whether anyone moved.
+    Kiters and withdrawers back away from the nearest enemy at the round's start. The
+    others with no enemy in reach close on their target: the nearest enemy under random
+    targeting, else the one their targeting mode picks. Under `pursuit: simultaneous`
+    those backing away step first and the closers then choose and chase from where they
+    ended ("any target who comes within their movement ... at any time during the
+    round"); under `start_positions` the closers walk on the round's starting positions
+    and those backing away step after them. Closers walk in combatant order, each seeing
+    where earlier movers ended. W_MOVED marks who walked (round.py rewrites it from the
+    positions). Returns whether anyone moved.
     """
     C = W.shape[1]
+    moved = W[W_MOVED]
     for c in range(C):
         hbuf[c] = W[W_VERVE, c] + W[W_SURV, c]
-    for c in range(C):
+        moved[c] = 0
         W[W_GOAL_CLOSE, c], W[W_GOAL_AWAY, c] = -1, -1
         if not (W[W_MAY_MOVE, c] and W[W_STATUS, c] == STANDING):
             continue
-        nd, ni = FAR, -1
-        for j in range(C):
-            if W[W_STATUS, j] == STANDING and ct[C_SIDE, j] != ct[C_SIDE, c] and dist[c, j] < nd:
-                nd, ni = dist[c, j], j
-        if ni < 0:
-            continue
+        ni = _nearest_enemy(W, ct, dist, c)
         mode = ct[C_MOVE_MODE, c]
-        if (mode == KITE and nd < ct[C_KITE_CELLS, c]) or mode == WITHDRAW_MOVE:
+        if ni >= 0 and ((mode == KITE and dist[c, ni] < ct[C_KITE_CELLS, c]) or mode == WITHDRAW_MOVE):
             W[W_GOAL_AWAY, c] = ni
-        elif nd > ct[C_MAX_REACH, c] and (mode == ADVANCE or mode == KITE):
-            tm = W[W_TMODE, c]
-            if tm == RANDOM:
-                tm = NEAREST
-            for j in range(C):
-                cand[j] = W[W_STATUS, j] == STANDING and ct[C_SIDE, j] != ct[C_SIDE, c]
-                dbuf[j] = dist[c, j]
-            u = keyed.uniform(seed, g, rnd, MOVE_GOAL, c, 0)
-            W[W_GOAL_CLOSE, c] = targeting.choose(tm, cand, hbuf, dbuf, focus[ct[C_SIDE, c]], u)
+    first = flags[G_PURSUIT] == PURSUIT_SIMULTANEOUS
     moved_any = False
+    if first:
+        moved_any = _back_away(W, flags, ct, moved)
+        if moved_any:
+            _mover_distances(W, dist, moved, flags[G_METRIC])
     for c in range(C):
-        cand[c] = W[W_GOAL_CLOSE, c] >= 0 and walk(W, flags, c, W[W_GOAL_CLOSE, c], ct[C_MOVE_CELLS, c],
-                                                   ct[C_MAX_REACH, c], False) > 0
-        moved_any |= cand[c]
+        if W[W_MAY_MOVE, c] and W[W_STATUS, c] == STANDING and W[W_GOAL_AWAY, c] < 0:
+            W[W_GOAL_CLOSE, c] = _close_goal(seed, g, rnd, W, ct, dist, focus, cand, hbuf, dbuf, c)
     for c in range(C):
-        if W[W_GOAL_AWAY, c] >= 0 and walk(W, flags, c, W[W_GOAL_AWAY, c], ct[C_MOVE_CELLS, c], 0, True) > 0:
-            cand[c] = True
+        if W[W_GOAL_CLOSE, c] >= 0 and walk(W, flags, c, W[W_GOAL_CLOSE, c], ct[C_MOVE_CELLS, c],
+                                            ct[C_MAX_REACH, c], False) > 0:
+            moved[c] = 1
             moved_any = True
+    if not first:
+        moved_any |= _back_away(W, flags, ct, moved)
     if moved_any:
-        _mover_distances(W, dist, cand, flags[G_METRIC])
+        _mover_distances(W, dist, moved, flags[G_METRIC])
     return moved_any
+
+
+@once
+def _nearest_enemy(W, ct, dist, c):
+    nd, ni = FAR, -1
+    for j in range(W.shape[1]):
+        if W[W_STATUS, j] == STANDING and ct[C_SIDE, j] != ct[C_SIDE, c] and dist[c, j] < nd:
+            nd, ni = dist[c, j], j
+    return ni
+
+
+@once
+def _close_goal(seed, g, rnd, W, ct, dist, focus, cand, hbuf, dbuf, c):
+    """Whom c closes on (-1: an enemy is in reach, or c does not advance)."""
+    ni = _nearest_enemy(W, ct, dist, c)
+    mode = ct[C_MOVE_MODE, c]
+    if ni < 0 or dist[c, ni] <= ct[C_MAX_REACH, c] or not (mode == ADVANCE or mode == KITE):
+        return -1
+    tm = W[W_TMODE, c]
+    if tm == RANDOM:
+        tm = NEAREST
+    for j in range(W.shape[1]):
+        cand[j] = W[W_STATUS, j] == STANDING and ct[C_SIDE, j] != ct[C_SIDE, c]
+        dbuf[j] = dist[c, j]
+    u = keyed.uniform(seed, g, rnd, MOVE_GOAL, c, 0)
+    return targeting.choose(tm, cand, hbuf, dbuf, focus[ct[C_SIDE, c]], u)
+
+
+@once
+def _back_away(W, flags, ct, moved):
+    any_ = False
+    for c in range(W.shape[1]):
+        if W[W_GOAL_AWAY, c] >= 0 and walk(W, flags, c, W[W_GOAL_AWAY, c], ct[C_MOVE_CELLS, c], 0, True) > 0:
+            moved[c] = 1
+            any_ = True
+    return any_
 
 
 @once

@@ -149,7 +149,9 @@ def blow(setup, o, t, a, case: Case) -> dict[tuple[bool, int, int], Fraction]:
             for c, s in carried.items():
                 _add(out, (True, dealt - direct + c, direct), p * q * r * s)
     if case.extra:
-        out = _with_extra(out, need, base, nd, _extra_chance(setup, o, t, case))
+        # The extra attack is plain (attacks.resolve): the unaware's +4 was traded for it, the
+        # covered +4 / +1 went to the free attack.
+        out = _with_extra(out, need - int(T.ND_ATTACK[case.level]), base, 0, _extra_chance(setup, o, t, case))
     return out
 
 
@@ -240,11 +242,12 @@ def cases(setup, o, t, a, scripted: set) -> list[Case]:
             pen = rules["surprised_first_round_penalty"]
             out.append(Case(" (attacker surprised, round 1)",
                             f"the attacker surprised in round 1 (-{pen}, no called shot)", kind=T.NORMAL, att_pen=pen))
-    if ct[T.C_COVER_AIM, o] or T.COVER in scripted:
+    if (ct[T.C_COVER_AIM, o] or T.COVER in scripted) and a == ct[T.C_FIRST_SLOT, o]:
+        # Only the weapon that took aim makes the covered attack.
         kind = ko
-        extra = "covered" if kind == T.NORMAL and a == ct[T.C_FIRST_SLOT, o] else ""
+        extra = "covered" if kind == T.NORMAL else ""
         out.append(Case(" (covered)", "the target covered after a round of aim (+4, +1 damage)"
-                        + (", the free attack unless it wins the Reaction contest" if extra else ""),
+                        + (", then a plain attack unless it wins the Reaction contest" if extra else ""),
                         level=T.COVERED, kind=kind, extra=extra))
     return out
 

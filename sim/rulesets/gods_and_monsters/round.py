@@ -18,20 +18,19 @@ from sim.rulesets.gods_and_monsters.decide import decide_all
 from sim.rulesets.gods_and_monsters.schema import (
     IMMOBILIZER_DEFENSE_PENALTY, SURPRISED_DEFENSE_PENALTY, SURPRISED_ROLL_PENALTY)
 from sim.rulesets.gods_and_monsters.tables import (
-    ATTACK, ATTACKING, C_DEFENSE, C_EVASION, C_FIRST_SLOT, C_HOLD_ATTACK, C_LEVEL, C_NSLOT, C_PERCEPTION,
-    C_QUICK_DRAW, C_RELOAD, C_SIDE, C_SNAP_T, C_TIE_UP, C_WARRIOR, CAST, COVER, DRAW_ROLL, EV_AIM, EV_DRAW,
-    EV_FALLS_FIRST, EV_FLEE, EV_LEAD, EV_LOAD, EV_MAP, EV_MOVE, EV_POS, EV_LOST_ROUND, EV_ROUND, EV_SNAP,
-    EV_SPELL_DISRUPTED, EV_WAKE, EV_WAKES_HIT, EV_WITHDRAW, FLEE, FOCUS_SITE, G_ADJ, G_AIM, G_CALLED, G_HOLDS,
-    G_LEAD, G_MULTI, G_SPELLS, NEAREST, SLOT_ROLLS, STRONGEST, WEAKEST, L_WORD_ATTACK, L_WORD_DAMAGE, G_CHECK_NOW,
-    G_FIRST_PEN, G_INJ_ALL, G_LOSE_ROUND, G_MAY_MOVE, G_PHASES, G_SIDES, G_SLEEP_WAKES, G_USE_NEAREST,
-    HELD_IMMOBILIZED, HELD_NONE, HOLD, K_CALLED_PHASE, K_GRAB, K_HOLD_BREAK, L_ACTING, L_ATTACKING, L_FREE_NOW,
-    L_FREE_USED, L_KIND, L_LOADED, L_NOW, L_REACHES, L_RELOAD, L_TARGET, L_USABLE, LEAD, LEAD_ROLL, MANEUVER,
-    NORMAL, RELOAD, S_ACTIONS, S_ALT, S_OWNER, S_RANGED, S_REACH, SNAP, TIE_UP, W_ACTION, W_ACTIVE, W_AIM_T,
-    W_ASLEEP, W_ATT_PEN, W_BLOCKED, W_BOUND, W_BUSY, W_CAN_ACT, W_CAN_ATTACK, W_CAST_LAST, W_CASTING, W_COVERING,
-    W_DEF, W_DOWN, W_DRAWN, W_FIRING, W_FORCED, W_GRABBING, W_HELD, W_HOLDING, W_IN_CLOSE, W_INJ, W_LAST_DEALT,
-    W_LAST_TAKEN, W_LED, W_LOST, W_MAY_MOVE, W_MOVED, W_ON_HELD, W_PENDING, W_PRE_HELD, W_PX, W_PY, W_RDEALT,
-    W_ROLL_PEN, W_RTAKEN, W_STAND0, W_STATUS, W_SURPRISED, W_SURV, W_TMODE, W_TYING, W_UPSET, W_VERVE, W_WAKE,
-    W_WHY, W_X, W_Y, WITHDRAW)
+    ATTACK, ATTACKING, C_DEFENSE, C_EVASION, C_FIRST_SLOT, C_HOLD_ATTACK, C_LEVEL, C_NSLOT, C_PERCEPTION, C_QUICK_DRAW,
+    C_RELOAD, C_SIDE, C_SNAP_T, C_TIE_UP, C_WARRIOR, CAST, COVER, DRAW_ROLL, EV_AIM, EV_DRAW, EV_FALLS_FIRST, EV_FLEE,
+    EV_LEAD, EV_LOAD, EV_MAP, EV_MOVE, EV_POS, EV_LOST_ROUND, EV_ROUND, EV_SNAP, EV_SPELL_DISRUPTED, EV_WAKE,
+    EV_WAKES_HIT, EV_WITHDRAW, FLEE, FOCUS_SITE, G_ADJ, G_AIM, G_CALLED, G_HOLDS, G_INTO_MELEE, G_LEAD, G_MULTI,
+    G_SPELLS, NEAREST, SLOT_ROLLS, STRONGEST, WEAKEST, L_WORD_ATTACK, L_WORD_DAMAGE, G_CHECK_NOW, G_FIRST_PEN,
+    G_INJ_ALL, G_LOSE_ROUND, G_MAY_MOVE, G_PHASES, G_SIDES, G_SLEEP_WAKES, G_USE_NEAREST, HELD_IMMOBILIZED, HELD_NONE,
+    HOLD, K_CALLED_PHASE, K_GRAB, K_HOLD_BREAK, L_ACTING, L_ATTACKING, L_FREE_NOW, L_FREE_USED, L_KIND, L_LOADED, L_NOW,
+    L_REACHES, L_RELOAD, L_TARGET, L_USABLE, LEAD, LEAD_ROLL, MANEUVER, NORMAL, RELOAD, S_ACTIONS, S_ALT, S_OWNER,
+    S_RANGED, S_REACH, SNAP, TIE_UP, W_ACTION, W_ACTIVE, W_AIM_T, W_ASLEEP, W_ATT_PEN, W_BLOCKED, W_BOUND, W_BUSY,
+    W_CAN_ACT, W_CAN_ATTACK, W_CAST_LAST, W_CASTING, W_COVERING, W_DEF, W_DOWN, W_DRAWN, W_FIRING, W_FORCED, W_GRABBING,
+    W_HELD, W_HOLDING, W_IN_CLOSE, W_INJ, W_LAST_DEALT, W_LAST_TAKEN, W_LED, W_LOST, W_MAY_MOVE, W_MELEE, W_MELEE_N,
+    W_MOVED, W_ON_HELD, W_PENDING, W_PRE_HELD, W_PX, W_PY, W_RDEALT, W_ROLL_PEN, W_RTAKEN, W_STAND0, W_STATUS,
+    W_SURPRISED, W_SURV, W_TMODE, W_TYING, W_UPSET, W_VERVE, W_WAKE, W_WHY, W_X, W_Y, WITHDRAW)
 from sim.jit import once, rule
 
 
@@ -61,6 +60,8 @@ def play_round(seed, g, rnd, W, SL, tab, pol, scratch, tracing, ev, cnt):
                              and W[W_STATUS, j] == STANDING)
                 close |= adj[c, j]
             W[W_IN_CLOSE, c] = close
+        if flags[G_INTO_MELEE]:
+            _melees(W, adj)
     if flags[G_ADJ] or flags[G_LEAD]:
         _tying_and_leading(seed, g, rnd, W, ct, adj, tracing, ev, cnt)
     if flags[G_SPELLS]:
@@ -281,6 +282,27 @@ def _tying_and_leading(seed, g, rnd, W, ct, adj, tracing, ev, cnt):
 
 
 @once
+def _melees(W, adj):
+    """Everyone joined by close combat, directly or through others, is one melee."""
+    C = W.shape[1]
+    for c in range(C):
+        W[W_MELEE, c] = c if W[W_STATUS, c] == STANDING else -1
+    changed = True
+    while changed:
+        changed = False
+        for c in range(C):
+            for j in range(C):
+                if adj[c, j] and W[W_MELEE, c] >= 0 and 0 <= W[W_MELEE, j] < W[W_MELEE, c]:
+                    W[W_MELEE, c] = W[W_MELEE, j]
+                    changed = True
+    for c in range(C):
+        n = 0
+        for j in range(C):
+            n += W[W_MELEE, c] >= 0 and W[W_MELEE, j] == W[W_MELEE, c]
+        W[W_MELEE_N, c] = n
+
+
+@once
 def _candidates(W, ct, st, dist, a, cand):
     o = st[S_OWNER, a]
     found = 0
@@ -319,6 +341,9 @@ def _choose_target(seed, g, rnd, W, SL, ct, st, dist, focus, cand, hbuf, dbuf, u
     h = W[W_HOLDING, o]
     if W[W_FORCED, o] and h >= 0 and cand[h]:
         return h  # a holder strikes the target it holds immobilized
+    cov = W[W_COVERING, o]
+    if cov >= 0 and a == ct[C_FIRST_SLOT, o] and cand[cov]:
+        return cov  # the weapon that took aim strikes the covered target
     mode = W[W_TMODE, o]
     if mode == WEAKEST or mode == STRONGEST or (mode == NEAREST and use_nearest):
         for j in range(W.shape[1]):

@@ -34,6 +34,7 @@ HIGH_GROUND_BONUS = 1  # "a bonus of 1 to attack or a bonus of 1 to defense"
 UNSEEN_PENALTY = {"close": 3, "ranged": 6}
 SAVES = ("evasion", "willpower", "fortitude", "perception", "agility", "none")
 CONDITIONS = ("none", "sleep")
+PURSUIT = ("simultaneous", "start_positions")
 
 ATTACK_FIELDS = {
     "name": Field("str", doc="what the attack is called in traces"),
@@ -169,6 +170,14 @@ RULE_OPTIONS = {
     "cover_vs_melee": Field(
         "bool", False, "false: a combatant's `cover` only protects against missiles (\"In ranged combat, "
         "combatants will often try to hide behind obstacles\"); true: against every attack"),
+    "pursuit": Field(
+        "choice", "simultaneous",
+        "simultaneous (the text: \"A character can attack any target who comes within their movement ... at any "
+        "time during the round\"): those backing away (kiters, withdrawers) step first and the closers chase them "
+        "from where they ended, so a faster pursuer catches a slower withdrawer and equal speeds keep the gap; "
+        "start_positions: closers walk to where their targets stood at the round's start, then those backing away "
+        "step off (nobody backing away is ever caught). docs/rules/gods_and_monsters.md, Gaps and "
+        "contradictions, 'Pursuit'.", choices=PURSUIT),
     "sleepers_immobile": Field(
         "bool", True, "true (the text): a sleeper who fails its surprise roll sleeps through round 1 as an immobile "
         "target (+10 to hit, killing blows) and wakes surprised; false: it is merely surprised"),
@@ -233,7 +242,8 @@ POLICY_FIELDS = {
     "lead": Field("bool", False, "a warrior leads instead of fighting: on a Perception roll up to `level` "
                   "companions get the warriors' cover bonus"),
     "cover": Field("bool", False, "take aim to cover the target (no attack this round) when neither moves, then "
-                   "attack it at +4 attack, +1 damage and, unless it wins a Reaction contest, a free attack"),
+                   "one free attack at it with the aiming weapon at +4 attack, +1 damage, and the round's own "
+                   "attack, plain, unless the target wins a Reaction contest"),
     "cast": Field("bool", True, "cast the first spell with uses left whenever a target is in its range"),
     "reload": Field("choice", "out_of_close_combat", "when to spend actions loading a multi-action weapon: "
                     "out_of_close_combat (else fight with the next weapon), always, never",

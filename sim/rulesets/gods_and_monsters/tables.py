@@ -81,7 +81,8 @@ P_OWNER, P_COUNT, P_SIDES, P_BONUS, P_SAVE, P_SLEEP, P_RANGE, P_USES, NSP = rang
 (G_SIDES, G_PHASES, G_LOSE_ROUND, G_FIRST_PEN, G_INJ_ALL, G_GUIDE, G_CHECK_NOW, G_HIGHER, G_COVER_MELEE,
  G_INTO_MELEE, G_SLEEPERS, G_UNAWARE, G_SLEEP_WAKES, G_USE_NEAREST, G_STATIC, G_WIDTH, G_HEIGHT, G_METRIC,
  G_MAY_MOVE, G_AIM, G_EXTRA, G_KO_COST, G_CALLED, G_HOLDS, G_SPELLS, G_LEAD, G_MULTI, G_ADJ,
- G_CORE, NFLAGS) = range(30)
+ G_CORE, G_PURSUIT, NFLAGS) = range(31)
+PURSUIT_SIMULTANEOUS, PURSUIT_START = range(2)  # rule option `pursuit`, in S.PURSUIT order
 # G_CALLED .. G_ADJ: whether a scenario can ever use a situation (called shots of any
 # kind, holds, spells, leading, multi-action weapons, who is next to whom); the round
 # skips the work of those it cannot, so a branch costs only where it is taken. G_CORE:
@@ -235,6 +236,7 @@ def build(scenario) -> Setup:
     flags[G_CHECK_NOW] = rules["health_check"] == "immediate" or flags[G_PHASES] == 1
     flags[G_HIGHER] = rules["contest"] == "higher_success"
     flags[G_COVER_MELEE] = rules["cover_vs_melee"]
+    flags[G_PURSUIT] = S.PURSUIT.index(rules["pursuit"])
     flags[G_INTO_MELEE] = rules["firing_into_close_combat"] and bool(st[S_RANGED].any())
     flags[G_SLEEPERS] = rules["sleepers_immobile"]
     flags[G_UNAWARE] = rules["surprised_are_unaware"]
@@ -333,7 +335,10 @@ def _static(layout, grid, ct) -> bool:
  W_TAKEN, W_DOWN, W_ACTION, W_TMODE, W_LOST, W_CAN_ACT, W_ROLL_PEN, W_ATT_PEN, W_DEF, W_STAND0, W_LED, W_SPELL_OF,
  W_SPELL_TGT, W_CASTING, W_CAN_ATTACK, W_IN_CLOSE, W_FIRING, W_BUSY, W_GRABBING, W_UPSET, W_ACTIVE, W_OWED,
  W_PENDING, W_PTAKEN, W_PDIRECT, W_MOVED, W_TYING, W_PRE_HELD, W_ON_HELD, W_FORCED, W_AIM_T, W_RTAKEN, W_RDEALT,
- W_GOAL_CLOSE, W_GOAL_AWAY, W_WHY, W_BLOCKED, W_PX, W_PY, W_MAY_MOVE, W_NOW_DOWN, W_RULE_SEEN, NW) = range(65)
+ W_GOAL_CLOSE, W_GOAL_AWAY, W_WHY, W_BLOCKED, W_PX, W_PY, W_MAY_MOVE, W_NOW_DOWN, W_RULE_SEEN, W_MELEE, W_MELEE_N,
+ NW) = range(67)
+# W_MELEE: the melee a combatant stands in this round (its lowest member), W_MELEE_N its size:
+# set only where firing into close combat can arise (round._melees).
 # --- rows of the per-slot work array SL (int64, (NSL, A)) ---
 (L_LOADED, L_FREE_USED, L_TARGET, L_ACTING, L_RELOAD, L_FREE_NOW, L_ATTACKING, L_KIND, L_HIT, L_REACHES,
  L_USABLE, L_NOW, L_WORD_ATTACK, L_WORD_DAMAGE, NSL) = range(15)
