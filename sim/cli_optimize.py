@@ -93,6 +93,7 @@ def optimize_day_command(path, sides, objective, budget, days, seed, jobs, max_r
 
 
 def optimize_text(df) -> str:
+    from sim.analysis.optimize import policy_lines
     meta = df.attrs["analysis"]
     lines = [f"{meta['skirmishes']:,} skirmishes per figure, seed {df['seed'].iloc[0]}; the search played "
              f"{meta['search_skirmishes']:,} others in {meta['responses']} best responses "
@@ -106,11 +107,7 @@ def optimize_text(df) -> str:
                      f"{signed(r['shift'], r['shift_lo'], r['shift_hi']):<28} "
                      f"{signed(r['own_gain'], r['own_gain_lo'], r['own_gain_hi'])}")
     lines.append("")
-    for _, r in df.iterrows():
-        lines.append(f"{r['side']}: policy as written {r['policy_written']}")
-        what = "searched" if r["searched"] else "not searched"
-        lines.append(f"{' ' * len(r['side'])}  strongest found ({what}) {r['policy_found']}"
-                     + (f"   changes: {r['changes']}" if r["changes"] != "{}" else "   (no change)"))
+    lines += policy_lines(df.to_dict("records"))
     lines += ["", meta["message"],
               "own play alone: the side's found policy against the others as written."]
     return "\n".join(lines)

@@ -366,9 +366,15 @@ def verdict(rows: list[dict], meta: dict) -> str:
             out += f" Play explains {e:.0%} of the as-written margin between the sides."
         else:
             out += f" The strongest play widens the as-written margin by {-e:.0%}; play does not explain it."
+    return out + search_ending(rows, meta)
+
+
+def search_ending(rows: list[dict], meta: dict) -> str:
+    """The verdict's last sentences, of a scenario's search or a day's: which sides' play
+    changed, and whether the search settled."""
     changed = [r["side"] for r in rows if r["changes"] != "{}"]
-    out += (" Found policies differ from the file for " + ", ".join(changed) + "." if changed
-            else " No side found a play clearly better than the file's.")
+    out = (" Found policies differ from the file for " + ", ".join(changed) + "." if changed
+           else " No side found a play clearly better than the file's.")
     if meta["cycled"]:
         out += (" The best responses went round in a circle (a play came back after the others answered it): "
                 "each side's best play depends on the other's, so no single strongest play exists and the "
@@ -377,6 +383,17 @@ def verdict(rows: list[dict], meta: dict) -> str:
         out += (f" The search stopped at its limit of {meta['budget']['responses']} best responses while a side "
                 "was still improving: the strongest play may be stronger still (raise --budget responses=...).")
     return out
+
+
+def policy_lines(records: list[dict]) -> list[str]:
+    """Per side, the policy as written and the one found, to paste into the file."""
+    lines = []
+    for r in records:
+        lines.append(f"{r['side']}: policy as written {r['policy_written']}")
+        what = "searched" if r["searched"] else "not searched"
+        lines.append(f"{' ' * len(r['side'])}  strongest found ({what}) {r['policy_found']}"
+                     + (f"   changes: {r['changes']}" if r["changes"] != "{}" else "   (no change)"))
+    return lines
 
 
 def strongest_scenario(scenario, n=None, seed=None, jobs=1, max_rounds=None, budget="normal", overrides=None,

@@ -17,6 +17,7 @@ import pandas as pd
 import sim
 from sim.analysis import optimize_space as sp
 from sim.analysis.common import frame, paired_diff
+from sim.analysis.optimize import policy_lines, search_ending
 from sim.runner import chunk_sizes
 from sim.stats import wilson
 
@@ -105,18 +106,7 @@ def verdict(rows: list[dict], meta: dict) -> str:
         if not math.isnan(r["shift"]):
             text += f" ({_pts(r['shift'], r['shift_lo'], r['shift_hi'])}, paired)"
         parts.append(text)
-    out = "; ".join(parts) + "."
-    changed = [r["side"] for r in rows if r["changes"] != "{}"]
-    out += (" Found policies differ from the file for " + ", ".join(changed) + "." if changed
-            else " No side found a play clearly better than the file's.")
-    if meta["cycled"]:
-        out += (" The best responses went round in a circle (a play came back after the others answered it): "
-                "no single strongest play exists and the figures are for the last play in the circle; the "
-                "history lists every step.")
-    elif not meta["converged"]:
-        out += (f" The search stopped at its limit of {meta['budget']['responses']} best responses while a side "
-                "was still improving: the strongest play may be stronger still (raise --budget responses=...).")
-    return out
+    return "; ".join(parts) + "." + search_ending(rows, meta)
 
 
 def optimize_day_text(df: pd.DataFrame) -> str:
@@ -134,11 +124,7 @@ def optimize_day_text(df: pd.DataFrame) -> str:
                      f"{_short(r, 'strongest'):<24}{_signed(r, 'shift'):<27}{_signed(r, 'own_gain'):<27}"
                      f"{_signed(r, 'own_survival')}")
     lines.append("")
-    for r in df.to_dict("records"):
-        lines.append(f"{r['side']}: policy as written {r['policy_written']}")
-        what = "searched" if r["searched"] else "not searched"
-        lines.append(f"{' ' * len(r['side'])}  strongest found ({what}) {r['policy_found']}"
-                     + (f"   changes: {r['changes']}" if r["changes"] != "{}" else "   (no change)"))
+    lines += policy_lines(df.to_dict("records"))
     lines += ["", meta["message"],
               "own play alone: the side's found policy, every other side as written."]
     return "\n".join(lines)
