@@ -27,6 +27,19 @@ def test_a_fresh_start_plays_as_a_fresh_skirmish_without_surprise():
         assert (a.per_combatant[k] == b.per_combatant[k]).all(), k
 
 
+def test_a_start_of_whole_arrays_plays_on_the_kernel_already_compiled():
+    # A start of whole (n, C) arrays reached the kernel as read-only views (broadcast_to),
+    # another type to Numba: the chunk kernel compiled a second time (some 35 CPU-s) in
+    # every process that gave one, the tests and days among them.
+    from sim.rulesets.gods_and_monsters.kernel import play_chunk
+    ruleset, setup = setup_of(duel())
+    ruleset.play(setup, 1, 0, 10, 5)
+    start = initial_state(setup, 10)
+    start.update(held=np.zeros((10, 2), np.int64), held_by=np.full((10, 2), -1), asleep=[0, 0])
+    ruleset.play(setup, 1, 0, 10, 5, start=start)
+    assert len(play_chunk.overloads) == 1
+
+
 def test_asleep_is_immobile_cannot_act_and_wakes_when_hurt():
     r = play_from(duel(), rounds=1, asleep=[0, 1])
     assert_rate(r["A"]["hits"], 11 / 20)  # 11 - 10 defense + 10 immobile (awake: 1 / 20)

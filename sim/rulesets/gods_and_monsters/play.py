@@ -61,7 +61,9 @@ def _array(start, key, n, width) -> np.ndarray:
     except ValueError:
         raise ValueError(f"`start[{key!r}]` has shape {np.shape(start[key])}; give ({n}, {width}) "
                          f"or ({width},)") from None
-    return np.ascontiguousarray(a, dtype=np.int64)
+    # Writable as well as contiguous: broadcast_to's read-only view is another type to
+    # Numba, and a start given that way compiled the whole chunk kernel a second time.
+    return np.require(a, np.int64, ["C", "W"])
 
 
 def _conditions(setup: Setup, start, n: int, C: int) -> tuple:
