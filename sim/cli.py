@@ -5,7 +5,6 @@ Bad input exits with status 2 and one paragraph on stderr, never a traceback.
 """
 from __future__ import annotations
 
-import errno
 import json
 import sys
 from pathlib import Path
@@ -15,144 +14,10 @@ import click
 from sim.terminal import echo
 from sim.errors import ScenarioError
 
-EXIT_BAD_INPUT = 2
-EXIT_NOT_REACHED = 3  # ran fine, but a --precision, a tune target or an optimize search did not finish
-
-EXIT_STATUSES = ("Exit status: 0 done; 1 a fault in the simulator; 2 bad input (the message says what to "
-                 "change); 3 finished, but `--precision` was not reached within `--max`, `tune` found "
-                 "the target unreachable in its range, or `optimize` hit its search limit while a side "
-                 "was still improving.")
-
-# The bounds of the scenario's `run:` block (sim/scenario.py RUN_FIELDS), so a number
-# typed on the command line cannot ask for more than a file may: past them a run would
-# build its chunk list for hours or overflow a NumPy integer.
-MAX_SKIRMISHES, MAX_ROUNDS, MAX_SEED = 10**9, 10**6, 2**63 - 1
-MAX_JOBS = 256  # worker processes; more only exhausts the machine's process table
-SKIRMISHES = click.IntRange(1, MAX_SKIRMISHES)
-ROUNDS = click.IntRange(1, MAX_ROUNDS)
-SEED = click.IntRange(0, MAX_SEED)
-JOBS = click.IntRange(1, MAX_JOBS)
-
-
-def note_cores(jobs: int, scheduler: str | None = None) -> None:
-    """One line when -j asks for more workers than this machine has cores: as many as the
-    cores play (sim.backends.local_workers). A cluster (--scheduler) has cores of its own."""
-    from sim.backends import cores
-    if not scheduler and jobs > cores():
-        echo(f"note: -j {jobs} on a machine with {cores()} cores: {cores()} workers play (more would only "
-             "take turns on the cores; the result is the same).", err=True)
-
-
-def scenario_files(paths) -> list[Path]:
-    """Expand folders into the scenario files they hold (recursively, sorted)."""
-    files: list[Path] = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            found = sorted(list(p.rglob("*.yaml")) + list(p.rglob("*.yml")))
-            if not found:
-                raise ScenarioError("holds no scenario files (*.yaml).", file=str(p))
-            files.extend(found)
-        else:
-            files.append(p)
-    # The same file named twice (or by a folder and by name) is one scenario, played once.
-    unique = {}
-    for f in files:
-        try:
-            unique.setdefault(f.resolve(), f)
-        except (RuntimeError, OSError) as e:  # a symlink loop (RuntimeError before Python 3.13)
-            raise ScenarioError(f"{f}: cannot be followed ({e}); give the scenario file itself.") from None
-    return list(unique.values())
-
-
-def parse_assignments(items, option: str, form: str, example: str) -> dict:
-    """`--set` / `--vary` items "PATH=VALUE" as {path: value}; ScenarioError naming the form."""
-    from sim.overrides import split_assignment
-    out = {}
-    for item in items:
-        pair = split_assignment(item)
-        if pair is None:
-            raise ScenarioError(f"{option} '{item}' needs the form {form}, e.g. {example}.")
-        out[pair[0].strip()] = pair[1]
-    return out
-
-
-def parse_sets(items) -> dict:
-    return parse_assignments(items, "--set", "PATH=VALUE", "--set sides.yeti.combatants[Yeti].defense=4")
-
-
-# Whether the CLI is the process itself (`skirmish ...`) rather than called by another
-# program (CliRunner, a notebook); only then may an interrupted run end the process hard.
-STANDALONE = {"process": False}
-
-EXIT_FAULT, EXIT_INTERRUPTED = 1, 130
-# An operating-system error on a path is bad input; these are faults of the machine.
-_FAULT_ERRNOS = {errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.ENOMEM, errno.EROFS}
-
-
-class Group(click.Group):
-    """Turns ScenarioError into the one-paragraph message and exit status 2; an
-    operating-system error on a file into one paragraph (2, or 1 for a full or failing
-    disk); Ctrl-C outside a run into status 130."""
-
-    def main(self, args=None, *a, **kw):
-        if args is None:  # reading sys.argv: started as a program, not invoked by a caller
-            STANDALONE["process"] = True
-            # At once, not when the command starts: a Ctrl-C while click reads the
-            # options gave a traceback.
-            from sim.cli_scale import end_process, handle_interrupts, interrupts_end_quietly
-            handle_interrupts()
-            status = 0
-            try:
-                super().main(args, *a, **kw)
-            except SystemExit as e:
-                status = e.code
-            finally:
-                interrupts_end_quietly()
-            end_process(status)
-        return super().main(args, *a, **kw)
-
-    def parse_args(self, ctx, args):
-        ctx.meta["skirmish_argv"] = list(args)  # before click consumes them: a report's replay recipe
-        return super().parse_args(ctx, args)
-
-    def invoke(self, ctx):
-        from sim.recipe import recording
-        try:
-            with recording(ctx.meta.get("skirmish_argv", [])):
-                return super().invoke(ctx)
-        except ScenarioError as e:
-            echo(f"error: {e}", err=True)
-            ctx.exit(EXIT_BAD_INPUT)
-        except click.UsageError as e:  # a subcommand's options: one paragraph too, not click's usage block
-            where = (f"skirmish {e.ctx.info_name} --help" if e.ctx is not None and e.ctx is not ctx
-                     else "skirmish --help")
-            echo(f"error: {e.format_message()} See `{where}`.", err=True)
-            ctx.exit(EXIT_BAD_INPUT)
-        except OSError as e:
-            where = f"{e.filename}: " if e.filename else ""
-            echo(f"error: {where}{e.strerror or e}; check the path (and free space), then run again.",
-                       err=True)
-            ctx.exit(EXIT_FAULT if e.errno in _FAULT_ERRNOS else EXIT_BAD_INPUT)
-        except KeyboardInterrupt:
-            from sim.cli_scale import say_interrupted, settle_after_interrupt
-            settle_after_interrupt()
-            say_interrupted("interrupted. No file was left half-written.")
-            ctx.exit(EXIT_INTERRUPTED)
-
-
-@click.group(cls=Group)
-@click.version_option(package_name="skirmish-sim")
-def main():
-    """Monte Carlo balance simulator for tabletop skirmish combat.
-
-    Start with `skirmish new RULESET FILE`, check with `skirmish validate FILE`, play
-    with `skirmish run FILE`.
-
-    \b
-    Exit status: 0 done; 1 a fault in the simulator; 2 bad input (the message
-    says what to change); 3 finished, but --precision was not reached within --max,
-    or tune found the target unreachable in its range.
-    """
+from sim.cli_base import (  # noqa: F401 (the names the commands and callers have always imported from here)
+    EXIT_BAD_INPUT, EXIT_FAULT, EXIT_INTERRUPTED, EXIT_NOT_REACHED, EXIT_STATUSES, JOBS, MAX_JOBS, MAX_ROUNDS,
+    MAX_SEED, MAX_SKIRMISHES, ROUNDS, SEED, SKIRMISHES, STANDALONE, Group, main, note_cores, parse_assignments,
+    parse_sets, scenario_files, writable_file_option, writable_folder_option)
 
 
 @main.command(epilog=EXIT_STATUSES)
@@ -261,23 +126,6 @@ def check_distinct_names(files) -> None:
             raise ScenarioError(f"{seen[name]} and {f} would both be saved as '{name}' in --run-dir or --out; "
                                 "rename one of them, or run them one at a time.")
         seen[name] = f
-
-
-def writable_file_option(ctx, param, value):
-    """Option callback: refuse a file path in a folder that cannot be written, while the
-    options are read (before any work)."""
-    if value:
-        from sim.io import check_output_folder, check_output_name
-        check_output_name(value, param.opts[0])
-        check_output_folder(Path(value).parent, param.opts[0])
-    return value
-
-
-def writable_folder_option(ctx, param, value):
-    if value:
-        from sim.io import check_output_folder
-        check_output_folder(value, param.opts[0])
-    return value
 
 
 def check_outputs(out, run_dir, report_dir, n_files: int) -> None:
@@ -438,9 +286,5 @@ from sim import cli_rerun  # noqa: E402,F401  (registers rerun)
 from sim import cli_import  # noqa: E402,F401  (registers import)
 from sim import cli_balance  # noqa: E402,F401  (registers balance)
 
-if __name__ == "__main__":  # pragma: no cover
-    # Run as `python -m sim.cli`, this file is the module __main__, while cli_report and
-    # cli_analysis register their commands on the group of the module sim.cli (a second
-    # copy); start that one, so every command is there.
-    from sim.cli import main as registered_main
-    registered_main()
+if __name__ == "__main__":  # pragma: no cover (`python -m sim.cli`; the group is sim.cli_base's either way)
+    main()

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sim.cli import (EXIT_NOT_REACHED, EXIT_STATUSES, JOBS, ROUNDS, SEED, SKIRMISHES, echo, main, note_cores,
+from sim.cli_base import (EXIT_NOT_REACHED, EXIT_STATUSES, JOBS, ROUNDS, SEED, SKIRMISHES, echo, main, note_cores,
                      parse_assignments, parse_sets, scenario_files, writable_file_option, writable_folder_option)
 from sim.errors import ScenarioError
 

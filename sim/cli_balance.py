@@ -6,7 +6,7 @@ import math
 
 import click
 
-from sim.cli import EXIT_NOT_REACHED, SKIRMISHES, echo, main
+from sim.cli_base import EXIT_NOT_REACHED, SKIRMISHES, echo, main
 from sim.cli_analysis import bar, common_options, emit_json, naming, parse_sets, write_out
 from sim.errors import ScenarioError
 

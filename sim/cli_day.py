@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from sim.cli import EXIT_STATUSES, JOBS, SEED, echo, main, note_cores
+from sim.cli_base import EXIT_STATUSES, JOBS, SEED, echo, main, note_cores
 
 DAYS = click.IntRange(1, 10**8)
 TABLES = ("days", "fights", "members", "fates", "rests")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from sim.cli import EXIT_STATUSES, JOBS, ROUNDS, SEED, SKIRMISHES, echo, main, note_cores, writable_file_option
+from sim.cli_base import EXIT_STATUSES, JOBS, ROUNDS, SEED, SKIRMISHES, echo, main, note_cores, writable_file_option
 
 
 @main.command(epilog=EXIT_STATUSES)

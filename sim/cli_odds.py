@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from sim.cli import EXIT_STATUSES, echo, main, writable_file_option
+from sim.cli_base import EXIT_STATUSES, echo, main, writable_file_option
 
 
 @main.command(epilog=EXIT_STATUSES)

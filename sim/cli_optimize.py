@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from sim.cli import echo, EXIT_NOT_REACHED, main, parse_sets
+from sim.cli_base import echo, EXIT_NOT_REACHED, main, parse_sets
 from sim.cli_analysis import _exit_unless, bar, common_options, emit_json, interval, signed, write_out
 from sim.errors import ScenarioError
 

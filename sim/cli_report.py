@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from sim.cli import echo, main
+from sim.cli_base import echo, main
 from sim.errors import ScenarioError
 
 

@@ -5,7 +5,7 @@ import sys
 
 import click
 
-from sim.cli import EXIT_STATUSES, echo, main
+from sim.cli_base import EXIT_STATUSES, echo, main
 
 
 @main.command(epilog=EXIT_STATUSES + " rerun: 0 every figure identical, 3 some differ.")
