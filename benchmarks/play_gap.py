@@ -3,6 +3,7 @@
     python benchmarks/play_gap.py                                  # every shipped scenario, quick budget
     python benchmarks/play_gap.py scenarios/lens/greatsword_vs_dagger.yaml --budget normal -n 8000
     python benchmarks/play_gap.py --json gap.json --write          # and its section of docs/analysis.md
+    python benchmarks/play_gap.py --from-json gap.json --write     # the section again, from a saved run
 
 Each scenario (scenarios/*/*.yaml, or the files named) is played with every policy
 removed: the side policies, each combatant's own policy and the scripted `rules:` inside
@@ -14,6 +15,9 @@ paired for the gain), whether the search converged (its last best response found
 improvement) within the budget, the CPU seconds of the search and the policy found as
 the fields it changes. One process, -j 1 by default: the figures are CPU seconds of a
 shared two-core machine.
+
+--write replaces the section "The gap to the strongest play" of docs/analysis.md: the
+hand-written text between its heading and the MARK line stays, above the measured part.
 """
 from __future__ import annotations
 
@@ -37,6 +41,9 @@ from benchmarks.doc_section import replace_section  # noqa: E402
 
 TITLE = "## The gap to the strongest play"
 AIM = 3.0  # points: the default play should be within this of each side's best response
+DOC = ROOT / "docs" / "analysis.md"
+# What the section's hand-written text above the table ends with.
+MARK = "<!-- written by benchmarks/play_gap.py below: a --write replaces it -->"
 LABELS = {"gods_and_monsters": "G&M", "lens": "Lens", "lifeforce": "Lifeforce"}
 
 
@@ -135,23 +142,28 @@ def over_aim(df: pd.DataFrame) -> pd.DataFrame:
     return df[100 * df["gain"] > AIM]
 
 
-def section(df: pd.DataFrame) -> str:
+def kept_above(page: Path = DOC) -> list[str]:
+    """The hand-written lines between the section's heading and MARK on the page, which
+    a --write keeps above the table (doc_section keeps only what follows its KEEP line)."""
+    text = page.read_text(encoding="utf-8") if page.exists() else ""
+    start = text.find(TITLE + "\n")
+    end = text.find(MARK, start) if start >= 0 else -1
+    if end < 0:
+        return []
+    return text[start + len(TITLE) + 1:end].strip("\n").splitlines() + [""]
+
+
+def section(df: pd.DataFrame, page: Path = DOC) -> str:
     meta = df.attrs["analysis"]
     b = meta["budget"]
     over = over_aim(df)
     named = ", ".join(f"{LABELS.get(r.ruleset, r.ruleset)} {r.scenario_stem} {r.side} "
                       f"({_pts(r.gain)} [{_pts(r.gain_lo)}, {_pts(r.gain_hi)}])"
                       for r in over.sort_values("gain", ascending=False).itertuples())
-    lines = [TITLE, "",
+    lines = [TITLE, "", *kept_above(page), MARK, "",
              f"Measured by `benchmarks/play_gap.py` (-n {meta['skirmishes']}, budget responses={b['responses']}, "
-             f"far={b['far']}, first={b['first']}, rungs={b['rungs']}, confirm={b['confirm']}, -j {meta['jobs']}). "
-             "Every shipped scenario with every policy removed, so each side plays its ruleset's default; then "
-             "`optimize` for one side at a time, the others at the default. *Default* and *best* are that side's "
-             "win rates on the same skirmishes (95% Wilson intervals); the *gain* is best minus default in points "
-             "with its paired 95% interval: how much a designer's figure under the default play understates what "
-             "the side can do. *Converged* says the search's last best response found nothing better; where it did "
-             "not, the best play may be stronger still and the gain is a lower bound. The aim is a gain of at most "
-             f"{AIM:.0f} points for every side of every shipped scenario.",
+             f"far={b['far']}, first={b['first']}, rungs={b['rungs']}, confirm={b['confirm']}, -j {meta['jobs']}): "
+             "win rates with their 95% Wilson intervals, the gain with its paired 95% interval.",
              "",
              (f"Sides that gain more than {AIM:.0f} points ({len(over)} of {len(df)}): {named}." if len(over)
               else f"No side gains more than {AIM:.0f} points."),
@@ -169,16 +181,23 @@ def section(df: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _json(df: pd.DataFrame) -> str:
+def to_json(df: pd.DataFrame) -> str:
     def clean(v):
         return None if isinstance(v, float) and math.isnan(v) else v
     rows = [{k: clean(v) for k, v in r.items()} for r in df.to_dict("records")]
     return json.dumps({"analysis": df.attrs["analysis"], "rows": rows}, indent=1, default=str) + "\n"
 
 
+def from_json(path: Path) -> pd.DataFrame:
+    """The frame a --json run wrote."""
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    df = pd.DataFrame(doc["rows"])
+    df.attrs["analysis"] = doc["analysis"]
+    return df
+
+
 def main() -> None:
     from sim.errors import ScenarioError
-    from sim.io import atomic_write_text
     from sim.progress import progress_bar
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("scenarios", nargs="*", type=Path, help="scenario files (default every shipped one)")
@@ -188,8 +207,14 @@ def main() -> None:
     ap.add_argument("--max-rounds", type=int, default=None)
     ap.add_argument("-j", "--jobs", type=int, default=1)
     ap.add_argument("--json", type=Path, default=None, help="write the rows and settings here")
+    ap.add_argument("--from-json", type=Path, default=None,
+                    help="print (and --write) a saved --json run's table, playing nothing")
     ap.add_argument("--write", action="store_true", help="replace this section of docs/analysis.md")
     a = ap.parse_args()
+    if a.from_json:
+        if not a.from_json.is_file():
+            ap.error(f"--from-json {a.from_json}: no such file; give the file a --json run wrote")
+        return _finish(from_json(a.from_json), None, a.write)
     paths = a.scenarios or shipped()
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:
@@ -203,12 +228,17 @@ def main() -> None:
     except ScenarioError as e:
         print(f"error: {e}", file=sys.stderr)
         raise SystemExit(2) from None
+    _finish(df, a.json, a.write)
+
+
+def _finish(df: pd.DataFrame, json_out: Path | None, write: bool) -> None:
+    from sim.io import atomic_write_text
     text = section(df)
     print(text)
-    if a.json:
-        atomic_write_text(a.json, _json(df))
-    if a.write:
-        replace_section(text, ROOT / "docs" / "analysis.md")
+    if json_out:
+        atomic_write_text(json_out, to_json(df))
+    if write:
+        replace_section(text, DOC)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 import sim
-from benchmarks.play_gap import default_play, play_gap, section, shipped, strip_policies
+from benchmarks.doc_section import replace_section
+from benchmarks.play_gap import (MARK, TITLE, default_play, from_json, play_gap, section, shipped, strip_policies,
+                                 to_json)
 from sim.analysis import PROVENANCE_COLUMNS, win_matrix
 from sim.analysis.optimize import Budget
 
@@ -51,7 +53,7 @@ def test_shipped_default_play_has_no_policy(path):
     assert scen.rules == written.rules and scen.run == written.run
 
 
-def test_a_row_is_the_default_played_directly_and_its_gain():
+def test_a_row_is_the_default_played_directly_and_its_gain(tmp_path):
     df = play_gap([DUEL], n=600, budget=TINY, seed=11)
     assert list(df["side"]) == ["greatsword", "dagger"]
     assert set(PROVENANCE_COLUMNS) <= set(df.columns)
@@ -66,6 +68,15 @@ def test_a_row_is_the_default_played_directly_and_its_gain():
         assert r["gain"] == pytest.approx(r["best.win_rate"] - r["default.win_rate"], abs=1e-12)
         assert r["gain_lo"] < r["gain"] < r["gain_hi"] or r["gain_lo"] == r["gain"] == r["gain_hi"] == 0
         assert r["responses"] == 1 and r["cpu_seconds"] > 0 and r["skirmishes"] == 600
-    text = section(df)
-    assert text.startswith("## The gap to the strongest play\n")
+    # --write keeps the hand-written text above MARK, replaces the old table, leaves the next section.
+    page = tmp_path / "analysis.md"
+    page.write_text(f"# A\n\n{TITLE}\n\nWritten by hand.\n\n{MARK}\n\n| old table |\n\n## Next\n\nkept\n")
+    replace_section(section(df, page), page)
+    text = page.read_text()
+    assert text.startswith(f"# A\n\n{TITLE}\n\nWritten by hand.\n\n{MARK}\n\nMeasured by")
+    assert "| old table |" not in text and text.endswith("\n\n## Next\n\nkept\n")
     assert text.count("\n| Lens | greatsword_vs_dagger |") == 2
+    # A saved run renders the same section.
+    saved = tmp_path / "gap.json"
+    saved.write_text(to_json(df))
+    assert section(from_json(saved), page) == section(df, page)
