@@ -17,102 +17,34 @@ from sim.events import emit
 from sim.rulesets.lifeforce import kgrid as grid
 from sim.rulesets.lifeforce import ktrace as E
 from sim.rulesets.lifeforce import kstunts
+from sim.rulesets.lifeforce.kfacts import (  # noqa: F401 (the kernel's steps read them as katt's)
+    C_BEGINS, C_MELEE, C_MOVES, C_OFFENCE, C_RANGED, DEAD, DS_BONUS, FLED, GRAPPLING, HELD, N_STUNTS, PINNED,
+    ST_DISARM, ST_DS, ST_DUAL, ST_MAJOR, ST_MINOR, ST_PRONE, ST_RAPID, ST_SEIZE, ST_SKIRMISH, ST_THREATEN, STANDING,
+    UNCONSCIOUS, applicable, cond_allows, cond_mask, cond_sum, flat_footed, is_enemy, mask_sum, melee_weapon)
 from sim.rulesets.lifeforce import tables as TB
 from sim.rulesets.lifeforce.kpack import XP, context, unpack
 from sim.rulesets.lifeforce.layout import (
-    K_ARMOR, K_DODGE, K_HAS_SHIELD, K_HELD_W, K_INTIMIDATE, K_MELEE_W, K_OFFENCE, K_REACT_AOO, K_REACT_BLOCK,
-    K_REFLEX, K_STUNT_EV, K_SH_BONUS, K_SH_COUNT, K_SH_SIDES, K_SIDE, K_SURPRISED, K_UNARMED_W, K_WILL, K_GENERATES,
+    K_ARMOR, K_DODGE, K_HAS_SHIELD, K_HELD_W, K_INTIMIDATE, K_OFFENCE, K_REACT_AOO, K_REACT_BLOCK,
+    K_REFLEX, K_STUNT_EV, K_SH_BONUS, K_SH_COUNT, K_SH_SIDES, K_WILL, K_GENERATES,
     K_ATHLETICS,
     R_ATTACK_DIE, R_AT_ZERO_DEAD, R_BLOCK_POSSIBLE, R_CRIT_BEFORE, R_DS_DEFENCES, R_DUAL_MIN_COST,
-    R_INITIATOR_D100, R_METRIC, R_REACTION_MODE, R_SEIZE_ON, R_SKIRMISH_CELLS, R_STUNT_STEP, R_THREATEN_PHASES,
+    R_INITIATOR_D100, R_METRIC, R_REACTION_MODE, R_SKIRMISH_CELLS, R_STUNT_STEP, R_THREATEN_PHASES,
     R_WIDTH, R_HEIGHT, R_GRAPPLE_BONUS,
-    S_ATTACKS, S_BLOCKS, S_BUY0, S_CONTESTING, S_DEALT, S_DISARMED, S_DOMINANT, S_DOWN_ROUND, S_DS, S_HAST, S_HITS,
-    S_HP, S_LOADED, S_NATT, S_NBLK, S_OPP, S_PARTNER, S_PRONE, S_REACTION_LEFT, S_READY, S_SEIZE, S_SLOW, S_SPOINTS,
+    S_ATTACKS, S_BLOCKS, S_BUY0, S_CONTESTING, S_DEALT, S_DISARMED, S_DOMINANT, S_DOWN_ROUND, S_DS, S_HITS,
+    S_HP, S_LOADED, S_NATT, S_NBLK, S_OPP, S_PARTNER, S_PRONE, S_REACTION_LEFT, S_READY, S_SEIZE, S_SPOINTS,
     S_STATUS, S_STUNTED, S_TAKEN, S_THREAT_BY, S_THREAT_LEFT, S_TRACK,
-    W_AP, W_ARMOURED, W_D_BONUS, W_D_COUNT, W_D_SIDES, W_LOADING, W_RANGE, W_REACH, W_SKILL, W_STRIKE, W_TABLE,
-    W_UNARMED)
+    W_AP, W_ARMOURED, W_D_BONUS, W_D_COUNT, W_D_SIDES, W_RANGE, W_REACH, W_SKILL, W_STRIKE, W_TABLE)
 from sim.jit import once
 
 (SITE_ROLLOFF, SITE_ATTACK, SITE_DAMAGE, SITE_SHIELD, SITE_STUNT_CHECK, SITE_GRAPPLE, SITE_TARGET, SITE_PLACE,
  SITE_DUAL) = range(1, 10)
 READY_NONE, READY_BLOCK, READY_OPPORTUNITY = 0, 1, 2
-STANDING, UNCONSCIOUS, DEAD, FLED = 0, 1, 2, 3
-C_OFFENCE, C_MELEE, C_RANGED, C_MOVES, C_BEGINS = range(5)
 VERB_ATTACK, VERB_CHARGE, VERB_STRIKE, VERB_DUAL = range(4)
 TRIGGER_MOVES, TRIGGER_SHOOTS, TRIGGER_STEPS = range(3)
-GRAPPLING, HELD, PINNED = TB.GRAPPLING, TB.HELD, TB.PINNED
-ST_RAPID, ST_SKIRMISH, ST_DS, ST_DISARM, ST_MINOR, ST_THREATEN, ST_PRONE, ST_DUAL, ST_MAJOR, ST_SEIZE = (
-    TB.STUNT[n] for n in ("rapid_reload", "skirmish", "defensive_stance", "disarm", "minor_critical", "threaten",
-                          "knock_prone", "dual_strike", "major_critical", "seize_the_initiative"))
-DS_BONUS = TB.CONDITIONS["defensive_stance"][1]
-N_STUNTS = len(TB.STUNTS)
 Q_MOVER, Q_TRIGGER, Q_DIST = 0, 1, 2  # a pending scan: the mover, what it did, then each creature's distance
 
 # A literal argument (0, True, a module constant) makes Numba compile a step again for
 # that value: calls pass np.int64 / np.bool_ so each step compiles once.
-
-
-@once
-def cond_mask(S, c):
-    """Bit k set while c has condition k (tables.CONDITION_NAMES order), all nine at once:
-    the usual creature, with none, costs one test in cond_sum and cond_allows."""
-    m = 1 if S[c, S_PRONE] != 0 else 0
-    m |= 2 if S[c, S_HAST] > 0 else 0
-    m |= 4 if S[c, S_SLOW] > 0 else 0
-    m |= 8 if S[c, S_DS] != 0 else 0
-    track, under = S[c, S_TRACK], S[c, S_DOMINANT] == 0
-    m |= 16 if track > 0 else 0
-    m |= 32 if track == HELD and under else 0
-    m |= 64 if track == PINNED and under else 0
-    m |= 128 if S[c, S_THREAT_BY] >= 0 else 0
-    m |= 256 if S[c, S_DISARMED] != 0 else 0
-    return m
-
-
-@once
-def mask_sum(COND, m, col):
-    """The column's total over the conditions whose bits are set in m."""
-    total = 0
-    k = 0
-    while m:
-        if m & 1:
-            total += COND[k, col]
-        m >>= 1
-        k += 1
-    return total
-
-
-@once
-def cond_sum(S, COND, c, col):
-    return mask_sum(COND, cond_mask(S, c), col)
-
-
-@once
-def cond_allows(S, COND, c, col):
-    """Moves / begins: no condition c has forbids it."""
-    m = cond_mask(S, c)
-    k = 0
-    while m:
-        if m & 1 and COND[k, col] == 0:
-            return False
-        m >>= 1
-        k += 1
-    return True
-
-
-@once
-def melee_weapon(K, S, c):
-    return K[c, K_UNARMED_W] if S[c, S_DISARMED] else K[c, K_MELEE_W]
-
-
-@once
-def is_enemy(K, a, b):
-    return K[a, K_SIDE] != K[b, K_SIDE]
-
-
-@once
-def flat_footed(K, G, c):
-    return K[c, K_SURPRISED] != 0 and G[1] == 1
 
 
 @once
@@ -170,27 +102,6 @@ def _second_target(T, X, G, seed, att, tgt, w):
 
 
 @once
-def _applicable(K, W, R, S, att, tgt, w, s, second):
-    if s == ST_RAPID:
-        return W[w, W_LOADING] != 0
-    if s == ST_SKIRMISH:
-        return R[R_SKIRMISH_CELLS] > 0
-    if s == ST_DISARM:
-        return S[tgt, S_DISARMED] == 0 and W[K[tgt, K_HELD_W], W_UNARMED] == 0
-    if s == ST_THREATEN:
-        return S[tgt, S_THREAT_BY] != att
-    if s == ST_PRONE:
-        return S[tgt, S_PRONE] == 0
-    if s == ST_DUAL:
-        return second >= 0
-    if s == ST_SEIZE:
-        return R[R_SEIZE_ON] != 0
-    if s == ST_DS:
-        return S[att, S_DS] == 0
-    return True
-
-
-@once
 def buy_stunts(T, X, G, seed, att, tgt, w, points, total):
     """Spend stunt points by worth (kstunts) or in the buying order; returns Dual Strike's
     second target or -1."""
@@ -211,7 +122,7 @@ def buy_stunts(T, X, G, seed, att, tgt, w, points, total):
         if s < 0:
             continue
         cost = COSTS[table, s]
-        if cost <= 0 or left < cost or BOUGHT[s] > 0 or not _applicable(K, W, R, S, att, tgt, w, s, second):
+        if cost <= 0 or left < cost or BOUGHT[s] > 0 or not applicable(K, W, R, S, att, tgt, w, s, second):
             continue
         if (s == ST_MINOR or s == ST_MAJOR) and (BOUGHT[ST_MINOR] > 0 or BOUGHT[ST_MAJOR] > 0):
             continue

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.rulesets.lifeforce import katt as A
+from sim.rulesets.lifeforce import kfacts as A
 from sim.rulesets.lifeforce import tables as TB
 from sim.rulesets.lifeforce.kpack import context, unpack
 from sim.rulesets.lifeforce.layout import (
@@ -187,7 +187,7 @@ def buy_best(T, X, G, att, tgt, w, points, total, second):
     for s in range(A.N_STUNTS):
         cost = COSTS[table, s]
         SV[s] = 0.0
-        if 0 < cost <= points and A._applicable(K, W, R, S, att, tgt, w, s, second):
+        if 0 < cost <= points and A.applicable(K, W, R, S, att, tgt, w, s, second):
             v = worth(T, X, G, att, tgt, w, total, second, s)
             if v > 1e-9:
                 SV[s] = v

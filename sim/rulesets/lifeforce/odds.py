@@ -105,7 +105,7 @@ class Blow:
         return rw if W[self.w, W_RANGE] > 0 and rw >= 0 else int(K[self.tgt, K_MELEE_W])
 
     def applicable(self, s: int) -> bool:
-        """katt._applicable on the fresh state: no second enemy for Dual Strike."""
+        """kfacts.applicable on the fresh state: no second enemy for Dual Strike."""
         K, W, R = self.play.K, self.play.W, self.play.R
         return {A.ST_RAPID: bool(W[self.w, W_LOADING]), A.ST_SKIRMISH: R[R_SKIRMISH_CELLS] > 0,
                 A.ST_DISARM: not W[K[self.tgt, K_HELD_W], W_UNARMED], A.ST_PRONE: not self.case.prone,
