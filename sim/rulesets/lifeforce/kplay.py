@@ -41,6 +41,19 @@ def phase_cells(movement: int, cell_size: float) -> list[int]:
     return np.diff(np.concatenate([[0], cells])).tolist()
 
 
+def _run_codes(scenario) -> list[int]:
+    """K_RUN (kdecide.RUN_*): `run: false` never Runs; `run: true`, or a written family with
+    `run` unwritten, Runs whenever two phases away (as those policies always have); the
+    default play (neither written) Runs when it pays."""
+    out = []
+    for c in scenario.combatants:
+        side = scenario.data["sides"][scenario.side_names[c.side]]
+        written = {**(side.get("policy") or {}), **(c.stats.get("policy") or {})}
+        run = c.policy.params["run"]
+        out.append(0 if run is False else 1 if run is True or "family" in written else 2)
+    return out
+
+
 def _combatants(s: engine.Setup, scenario) -> np.ndarray:
     C = len(s.names)
     K = np.zeros((C, L.NK), dtype=np.int64)
@@ -53,7 +66,7 @@ def _combatants(s: engine.Setup, scenario) -> np.ndarray:
                          ("SURPRISED", s.surprised), ("MELEE_W", s.melee_w), ("RANGED_W", s.ranged_w),
                          ("UNARMED_W", s.unarmed_w), ("HELD_W", s.held_w), ("GENERATES", s.generates),
                          ("READY_PREF", s.ready_pref), ("CONTEST_MODE", s.contest_mode), ("ESCAPE", s.escape),
-                         ("ABANDON_MELEE", s.abandon_melee), ("ANSWER", s.answer), ("RUN", s.run),
+                         ("ABANDON_MELEE", s.abandon_melee), ("ANSWER", s.answer), ("RUN", _run_codes(scenario)),
                          ("FAMILY", s.family), ("KEEP_CELLS", s.keep_cells), ("TARGET_MODE", s.target_mode),
                          ("REACT_BLOCK", s.reacts["shield_block"]), ("REACT_AOO", s.reacts["attack_of_opportunity"]),
                          ("WANTS_NEAREST", s.wants_nearest)):

@@ -181,7 +181,10 @@ POLICY_FIELDS = {
     "answer_threats": Field("bool", False, "switch to readying a Shield Block when an enemy has declared an "
                             "attack on it and its Reaction is spent, if the block is ready before that attack "
                             "lands and nothing prepared is lost for it"),
-    "run": Field("bool", True, "Run when the target is too far to reach this phase and the next"),
+    "run": Field("bool", None, "true: Run whenever the target is too far to reach this phase and the next; "
+                 "false: never Run; unwritten: as true where the policy writes a `family`, else (the default "
+                 "play) Run only when that lands the attack sooner than walking while preparing it, counting "
+                 "an enemy that is coming anyway"),
 }
 
 # attack, hold, flee and the shared observations mean what sim/vocabulary.py says.
