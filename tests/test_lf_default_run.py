@@ -64,7 +64,7 @@ def test_turns_to_close_starts_with_the_next_turn():
 def test_default_axemen_do_as_well_as_never_running():
     base, se = _axemen(None)
     never, se_never = _axemen({"run": False})
-    old, se_old = _axemen({"run": True})  # what the default did before: 10.4%
+    old, se_old = _axemen({"family": "steady"})  # the two-phase Run: the default before, 10.4%
     assert base >= never - 4 * np.hypot(se, se_never)
     assert base > old + 4 * np.hypot(se, se_old) + 0.15
 
@@ -85,11 +85,38 @@ def test_a_written_family_keeps_the_two_phase_run():
     np.testing.assert_array_equal(written["rounds"], sim.run(raw2, n=1000, seed=3).skirmishes["rounds"])
 
 
-@pytest.mark.parametrize("shield", [False, True])
-def test_the_duel_path_plays_the_default_run_as_the_general_round(shield):
-    raw = _edit("duel", battlefield={"start_distance": 20},
-                red={"shield": "d6", "reactions": ["shield_block"]} if shield else None,
-                policy={"answer_threats": True} if shield else None)
+AOO = {"reactions": ["attack_of_opportunity"]}
+
+
+def _default_duel(red=None, blue=None, policy=None, distance=20) -> dict:
+    raw = _edit("duel", battlefield={"start_distance": distance}, red=red, blue=blue, policy=policy)
     for side in raw["sides"].values():
         side["policy"].pop("family")
-    _both_paths(_setup(raw), n=1500)
+    return raw
+
+
+@pytest.mark.parametrize("shield", [False, True])
+def test_the_duel_path_plays_the_default_run_as_the_general_round(shield):
+    # Attacks of Opportunity on both sides: the default play does not Charge into them,
+    # so the fused loop (which has no Charge) plays it.
+    red = {**AOO, "shield": "d6", "reactions": ["shield_block", "attack_of_opportunity"]} if shield else AOO
+    _both_paths(_setup(_default_duel(red=red, blue=AOO, policy={"answer_threats": True} if shield else None)),
+                n=1500)
+
+
+def test_the_default_charges_where_no_attack_of_opportunity_waits():
+    raw = _default_duel(distance=6)
+    assert not _setup(raw).duel  # it may Charge: the general round plays it
+    assert "declares charge" in sim.trace(copy.deepcopy(raw), skirmish=0, n=1)
+    guarded = _default_duel(red=AOO, blue=AOO, distance=6)
+    assert "declares charge" not in sim.trace(guarded, skirmish=0, n=1)
+
+
+def test_the_default_charges_past_the_fixed_steady_style_in_the_duel():
+    raw = _default_duel(distance=6)
+    base = float((sim.run(copy.deepcopy(raw), n=N, seed=7).skirmishes["winner"] == "red").mean())
+    raw["sides"]["red"]["policy"]["family"] = "steady"  # the fixed style: walks, never charges
+    fixed = float((sim.run(raw, n=N, seed=7).skirmishes["winner"] == "red").mean())
+    se = np.sqrt(0.25 / N) * np.sqrt(2)
+    assert abs(base - 0.5) < 4 * np.sqrt(0.25 / N)  # symmetric: both default
+    assert base > fixed + 4 * se  # charging is worth about 5 points against walking in

@@ -14,7 +14,8 @@ from sim.rulesets.lifeforce import kgrid as grid
 from sim.rulesets.lifeforce import ktrace as E
 from sim.rulesets.lifeforce.kpack import XP, unpack
 from sim.rulesets.lifeforce.layout import (
-    K_ABANDON_MELEE, K_ANSWER, K_FAMILY, K_HAS_SHIELD, K_HP, K_KEEP_CELLS, K_RANGED_W, K_READY_PREF, K_RUN,
+    K_ABANDON_MELEE, K_ANSWER, K_DEFAULT_PLAY, K_FAMILY, K_REACT_AOO, K_HAS_SHIELD, K_HP, K_KEEP_CELLS,
+    K_RANGED_W, K_READY_PREF, K_RUN,
     K_SIDE, K_TARGET_MODE, K_WANTS_NEAREST, K_SCRIPTED, K_SPLIT0,
     R_ANY_FOCUS, R_ATTACK_DIE, R_CHARGE_MOVES_ATTACK, R_GRAPPLE_REROLL, R_RECOVER_AP,
     S_DISARMED, S_DOMINANT, S_HP, S_PARTNER, S_PREP_ACTION, S_PREP_AP, S_PREP_TARGET, S_PRONE,
@@ -25,7 +26,7 @@ from sim.jit import once
 ATTACK, CHARGE, RUN, GRAPPLE, BLOCK, OPPORTUNITY, HOLD, STEP_BACK, FLEE, STAND, RECOVER = range(11)
 STEADY, CHARGER, SKIRMISHER, GUARDIAN, GRAPPLER = range(5)
 NO_MOVE, TOWARD, AWAY, LINE = range(4)
-RUN_NEVER, RUN_TWO_AWAY, RUN_WHEN_IT_PAYS = range(3)  # K_RUN: `run: false`, `run: true`, unwritten
+RUN_NEVER, RUN_TWO_AWAY, RUN_WHEN_IT_PAYS = range(3)  # K_RUN (kplay._run_codes)
 OBSERVATIONS = ("round", "phase", "hp", "health", "distance", "target_distance", "in_reach", "prepared",
                 "reaction_left", "grappled", "dominant", "grapple_track", "prone", "disarmed", "threatened",
                 "threat_declared", "allies_standing", "enemies_standing")
@@ -296,6 +297,8 @@ def plan(T, X, G, seed, a, why_target):
         if K[a, K_RUN] == RUN_TWO_AWAY or not has_tgt or run_pays(K, a, tgt, p, d - stop, X[13][tgt] > X[13][a],
                                                     approach(T, X, a, tgt)):
             desired = RUN
+    if K[a, K_DEFAULT_PLAY] and not shoots and charge_pays(T, X, a, tgt, in_reach, reach, mv, mv2, prep, pap):
+        desired, move = CHARGE, LINE
     if fam == CHARGER:
         charge_reach = mv + (mv2 if R[R_CHARGE_MOVES_ATTACK] else 0)
         t = max(tgt, 0)
@@ -338,6 +341,25 @@ def plan(T, X, G, seed, a, why_target):
         desired, move, goal, stop, why = _scripted(X[XP], G, seed, a, desired, move, goal, stop, why, reach, rng,
                                                    melee_now, nearest)
     return desired, move, goal, stop, why
+
+
+@once
+def charge_pays(T, X, a, tgt, in_reach, reach, mv, mv2, prep, pap):
+    """The default play Charges (+10 Offence, +2 damage) when the charge lands within its
+    2 AP, as soon as a walking attack could, and nothing it prepared is lost; not at a
+    target that can make Attacks of Opportunity: a charger keeps moving (at least 1 m an
+    AP) and is struck first. A charge under way is carried through."""
+    K, R = T[0], T[2]
+    S, D = X[0], X[1]
+    if prep == CHARGE and pap > 0:
+        return True
+    if tgt < 0 or in_reach or D[a, tgt] - reach < 1 or (prep == ATTACK and pap > 0):
+        return False
+    if K[tgt, K_REACT_AOO] != 0 or S[tgt, S_READY] == A.READY_OPPORTUNITY:
+        return False
+    charge_reach = mv + (mv2 if R[R_CHARGE_MOVES_ATTACK] else 0)
+    ddx, ddy = grid.sign(S[tgt, S_X] - S[a, S_X]), grid.sign(S[tgt, S_Y] - S[a, S_Y])
+    return grid.line_steps(S[a, S_X], S[a, S_Y], ddx, ddy, S[tgt, S_X], S[tgt, S_Y], reach, charge_reach) > 0
 
 
 @once
