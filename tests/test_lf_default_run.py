@@ -100,7 +100,7 @@ def test_the_duel_path_plays_the_default_run_as_the_general_round(shield):
     # Attacks of Opportunity on both sides: the default play does not Charge into them,
     # so the fused loop (which has no Charge) plays it.
     red = {**AOO, "shield": "d6", "reactions": ["shield_block", "attack_of_opportunity"]} if shield else AOO
-    _both_paths(_setup(_default_duel(red=red, blue=AOO, policy={"answer_threats": True} if shield else None)),
+    _both_paths(_setup(_default_duel(red=red, blue=red, policy={"answer_threats": True} if shield else None)),
                 n=1500)
 
 
@@ -120,3 +120,29 @@ def test_the_default_charges_past_the_fixed_steady_style_in_the_duel():
     se = np.sqrt(0.25 / N) * np.sqrt(2)
     assert abs(base - 0.5) < 4 * np.sqrt(0.25 / N)  # symmetric: both default
     assert base > fixed + 4 * se  # charging is worth about 5 points against walking in
+
+
+def _lone_bearer(answer: bool) -> dict:
+    """A shield bearer beside a 1 hp axeman it may fell at once, with a second axeman
+    walking in from 23 m: once the first falls its Reaction may be spent while the only
+    declared attack is still phases away, the one case `answer_threats` is in time for."""
+    ax = {"hp": 30, "reaction": 40, "movement": 12, "dodge": 15, "reflex": 15, "armor": 2, "strength": 50,
+          "reactions": [], "weapons": [{"name": "axe", "skill": 25, "damage": "d10", "damage_type": "slashing"}]}
+    bearer = {"name": "Bearer", "hp": 44, "reaction": 25, "movement": 10, "dodge": 30, "reflex": 15, "armor": 4,
+              "strength": 40, "shield": "d8", "reactions": ["shield_block"], "position": [11, 2],
+              "weapons": [{"name": "short sword", "skill": 25, "damage": "d6", "damage_type": "slashing"}]}
+    return {"name": "answer", "ruleset": "lifeforce", "battlefield": {"start_distance": 1, "width": 40, "height": 5},
+            "sides": {"axes": {"policy": {"family": "steady", "run": False, "stunts": "none"},
+                               "combatants": [{**ax, "name": "Near", "hp": 1, "armor": 0, "position": [10, 2]},
+                                              {**ax, "name": "Far", "position": [34, 2]}]},
+                      "wall": {"policy": {"family": "guardian", "use_reaction": "shield_block",
+                                          "answer_threats": answer, "stunts": "none"}, "combatants": [bearer]}},
+            "run": {"skirmishes": 60, "seed": 1, "max_rounds": 30}}
+
+
+def test_answer_threats_readies_a_block_against_an_attacker_still_coming():
+    def answered(answer):
+        return sum("Bearer declares block" in sim.trace(_lone_bearer(answer), skirmish=k, n=30) for k in range(30))
+    assert answered(False) == 0
+    assert answered(True) >= 3  # P(block, then fell the 1 hp axeman, in phase 2) is about 0.2
+

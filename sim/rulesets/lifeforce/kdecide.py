@@ -17,7 +17,8 @@ from sim.rulesets.lifeforce.layout import (
     K_ABANDON_MELEE, K_ANSWER, K_DEFAULT_PLAY, K_FAMILY, K_REACT_AOO, K_HAS_SHIELD, K_HP, K_KEEP_CELLS,
     K_RANGED_W, K_READY_PREF, K_RUN,
     K_SIDE, K_TARGET_MODE, K_WANTS_NEAREST, K_SCRIPTED, K_SPLIT0,
-    R_ANY_FOCUS, R_ATTACK_DIE, R_CHARGE_MOVES_ATTACK, R_GRAPPLE_REROLL, R_RECOVER_AP,
+    R_ANY_FOCUS, R_ANY_LOADING, R_ATTACK_DIE, R_CHARGE_MOVES_ATTACK, R_GRAPPLE_REROLL, R_LOADING_AP, R_RECOVER_AP,
+    S_LOADED, W_LOADING,
     S_DISARMED, S_DOMINANT, S_HP, S_PARTNER, S_PREP_ACTION, S_PREP_AP, S_PREP_TARGET, S_PRONE,
     S_REACTION_LEFT, S_READY, S_STATUS, S_TARGET, S_THREAT_BY, S_TRACK, S_X, S_Y,
     W_RANGE, W_REACH, W_UNARMED)
@@ -209,6 +210,8 @@ def block_in_time(T, X, G, a):
                 shoots = rw >= 0 and S[j, S_DISARMED] == 0
                 gap = D[j, a] - (W[rw, W_RANGE] if shoots else W[A.melee_weapon(K, S, j), W_REACH])
                 theirs = max(theirs, turns_to_close(K, j, G[2], POSN[j] > POSN[a], gap))
+                if shoots and gap <= 0 and T[2][R_ANY_LOADING] and W[rw, W_LOADING] and not S[j, S_LOADED]:
+                    theirs = max(theirs, 2 + T[2][R_LOADING_AP] - S[j, S_PREP_AP])  # kturn.act's reload
             if mine > theirs or (mine == theirs and POSN[a] > POSN[j]):
                 return False
     return True
