@@ -77,7 +77,9 @@ class Fighter:
         self.blocks = (st["shield"] is not None and "shield_block" in st["reactions"]
                        and pol.params["use_reaction"] in ("any", "shield_block")
                        and rules["reaction_actions"] != "ap")
-        self.runs = pol.params["run"]
+        # The two-phase Run of a written family (its scenarios write `family: steady`); the
+        # default play's Run when it pays is the kernel's alone (kdecide.run_pays).
+        self.runs = pol.params["run"] is not False
         if pol.params["stunts"] == "expected" and not pol.params["stunt_order"]:
             raise ValueError(f"the plain loop buys stunts in a fixed order only; give {c.name}'s side "
                              "stunts: greedy (or another order) instead of the default expected-worth buyer")

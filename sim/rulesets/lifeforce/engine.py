@@ -362,7 +362,7 @@ def build(scenario) -> Setup:
         escape=np.array([p.params["escape_grapple"] and p.params["family"] != "grappler" for p in policies]),
         abandon=np.array([p.params["abandon_when_out_of_reach"] for p in policies]),
         answer=np.array([p.params["answer_threats"] for p in policies]),
-        run=np.array([p.params["run"] for p in policies]), family=family,
+        run=np.array([p.params["run"] is not False for p in policies]), family=family,
         keep_cells=np.array([grid.cells(p.params["keep_distance"]) for p in policies], dtype=np.int32),
         target_mode=np.array([p.target for p in policies], dtype=np.int8),
         policies=policies, scripted=[i for i, p in enumerate(policies) if p.rules],

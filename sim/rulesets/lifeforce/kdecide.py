@@ -14,9 +14,11 @@ from sim.rulesets.lifeforce import kgrid as grid
 from sim.rulesets.lifeforce import ktrace as E
 from sim.rulesets.lifeforce.kpack import XP, unpack
 from sim.rulesets.lifeforce.layout import (
-    K_ABANDON_MELEE, K_ANSWER, K_FAMILY, K_HAS_SHIELD, K_HP, K_KEEP_CELLS, K_RANGED_W, K_READY_PREF, K_RUN,
+    K_ABANDON_MELEE, K_ANSWER, K_DEFAULT_PLAY, K_FAMILY, K_REACT_AOO, K_HAS_SHIELD, K_HP, K_KEEP_CELLS,
+    K_RANGED_W, K_READY_PREF, K_RUN,
     K_SIDE, K_TARGET_MODE, K_WANTS_NEAREST, K_SCRIPTED, K_SPLIT0,
-    R_ANY_FOCUS, R_ATTACK_DIE, R_CHARGE_MOVES_ATTACK, R_GRAPPLE_REROLL, R_RECOVER_AP,
+    R_ANY_FOCUS, R_ANY_LOADING, R_ATTACK_DIE, R_CHARGE_MOVES_ATTACK, R_GRAPPLE_REROLL, R_LOADING_AP, R_RECOVER_AP,
+    S_LOADED, W_LOADING,
     S_DISARMED, S_DOMINANT, S_HP, S_PARTNER, S_PREP_ACTION, S_PREP_AP, S_PREP_TARGET, S_PRONE,
     S_REACTION_LEFT, S_READY, S_STATUS, S_TARGET, S_THREAT_BY, S_TRACK, S_X, S_Y,
     W_RANGE, W_REACH, W_UNARMED)
@@ -25,6 +27,7 @@ from sim.jit import once
 ATTACK, CHARGE, RUN, GRAPPLE, BLOCK, OPPORTUNITY, HOLD, STEP_BACK, FLEE, STAND, RECOVER = range(11)
 STEADY, CHARGER, SKIRMISHER, GUARDIAN, GRAPPLER = range(5)
 NO_MOVE, TOWARD, AWAY, LINE = range(4)
+RUN_NEVER, RUN_TWO_AWAY, RUN_WHEN_IT_PAYS = range(3)  # K_RUN (kplay._run_codes)
 OBSERVATIONS = ("round", "phase", "hp", "health", "distance", "target_distance", "in_reach", "prepared",
                 "reaction_left", "grappled", "dominant", "grapple_track", "prone", "disarmed", "threatened",
                 "threat_declared", "allies_standing", "enemies_standing")
@@ -142,16 +145,73 @@ def threats_declared(K, S, a):
 
 
 @once
-def block_in_time(T, X, a):
+def turns_to_close(K, b, p, b_after, gap):
+    """How many of b's turns from now its walk needs to cover `gap` squares (0 if none):
+    its next turn is in this phase `p` when it acts after the one asking, else in the next."""
+    if gap <= 0:
+        return 0
+    first = p if b_after else p + 1
+    done = 0
+    for k in range(1, 64):
+        done += K[b, K_SPLIT0 + (first + k - 1) % 4]
+        if done >= gap:
+            return k
+    return 64
+
+
+@once
+def run_pays(K, a, b, p, gap, b_after, their_cap):
+    """Whether Running now lands a's 2 AP attack sooner than walking while preparing it.
+    Run is the phase's action, so a runner arrives with the attack still to prepare; an
+    enemy coming for a (its walk counted up to `their_cap` squares, where it would stop)
+    shortens the walk. A tie walks: the attack arrives prepared."""
+    mine, theirs = K[a, K_SPLIT0 + p], 0
+    first = p if b_after else p + 1  # b's next turn
+    for k in range(1, 64):
+        mine += K[a, K_SPLIT0 + (p + k) % 4]
+        theirs = min(theirs + K[b, K_SPLIT0 + (first + k - 1) % 4], their_cap)
+        if mine + theirs >= gap:
+            return False
+        if k >= 2 and mine + K[a, K_SPLIT0 + p] + theirs >= gap:
+            return True
+    return True
+
+
+@once
+def approach(T, X, a, b):
+    """How far b will walk toward a (0 unless b is coming for a: it moves toward its
+    target, which is a or not yet chosen, and may move), up to where it would stop."""
+    K, W, COND = T[0], T[1], T[3]
+    S, D = X[0], X[1]
+    fam = K[b, K_FAMILY]
+    t = S[b, S_TARGET]
+    if (S[b, S_STATUS] != A.STANDING or fam == GUARDIAN or fam == SKIRMISHER or S[b, S_PARTNER] >= 0
+            or (t >= 0 and t != a) or not A.cond_allows(S, COND, b, A.C_MOVES)):
+        return 0
+    rw = K[b, K_RANGED_W]
+    stop = W[rw, W_RANGE] if rw >= 0 and S[b, S_DISARMED] == 0 else W[A.melee_weapon(K, S, b), W_REACH]
+    return max(D[b, a] - stop, 0)
+
+
+@once
+def block_in_time(T, X, G, a):
     """Whether a Shield Block begun now (2 AP) is ready before every declared attack on `a`
-    lands: otherwise answering a threat throws away a phase for nothing."""
-    K, NEED = T[0], T[17]
-    S, POSN = X[0], X[13]
+    lands: otherwise answering a threat throws away a phase for nothing. A declared Weapon
+    Attack lands once prepared and once its maker has walked into reach."""
+    K, W, NEED = T[0], T[1], T[17]
+    S, D, POSN = X[0], X[1], X[13]
     mine = 2 - (S[a, S_PREP_AP] if S[a, S_PREP_ACTION] == BLOCK else 0)
     for j in range(S.shape[0]):
         if (A.is_enemy(K, a, j) and S[j, S_STATUS] == A.STANDING and S[j, S_PREP_AP] > 0
                 and (S[j, S_PREP_ACTION] == ATTACK or S[j, S_PREP_ACTION] == CHARGE) and S[j, S_PREP_TARGET] == a):
             theirs = NEED[S[j, S_PREP_ACTION]] - S[j, S_PREP_AP]
+            if S[j, S_PREP_ACTION] == ATTACK:
+                rw = K[j, K_RANGED_W]
+                shoots = rw >= 0 and S[j, S_DISARMED] == 0
+                gap = D[j, a] - (W[rw, W_RANGE] if shoots else W[A.melee_weapon(K, S, j), W_REACH])
+                theirs = max(theirs, turns_to_close(K, j, G[2], POSN[j] > POSN[a], gap))
+                if shoots and gap <= 0 and T[2][R_ANY_LOADING] and W[rw, W_LOADING] and not S[j, S_LOADED]:
+                    theirs = max(theirs, 2 + T[2][R_LOADING_AP] - S[j, S_PREP_AP])  # kturn.act's reload
             if mine > theirs or (mine == theirs and POSN[a] > POSN[j]):
                 return False
     return True
@@ -237,7 +297,11 @@ def plan(T, X, G, seed, a, why_target):
     desired, move, goal = ATTACK, TOWARD, tgt
     stop = reach if melee_now else rng
     if K[a, K_RUN] and d - stop > mv + mv2 and not (prep == ATTACK and pap > 0):
-        desired = RUN
+        if K[a, K_RUN] == RUN_TWO_AWAY or not has_tgt or run_pays(K, a, tgt, p, d - stop, X[13][tgt] > X[13][a],
+                                                    approach(T, X, a, tgt)):
+            desired = RUN
+    if K[a, K_DEFAULT_PLAY] and not shoots and charge_pays(T, X, a, tgt, in_reach, reach, mv, mv2, prep, pap):
+        desired, move = CHARGE, LINE
     if fam == CHARGER:
         charge_reach = mv + (mv2 if R[R_CHARGE_MOVES_ATTACK] else 0)
         t = max(tgt, 0)
@@ -266,7 +330,7 @@ def plan(T, X, G, seed, a, why_target):
         # Answer a declared attack with a Shield Block only when it is ready in time and
         # nothing prepared is thrown away for it.
         if (threats_declared(K, S, a) > 0 and S[a, S_REACTION_LEFT] == 0 and S[a, S_READY] != A.READY_BLOCK
-                and (pap == 0 or prep == BLOCK) and block_in_time(T, X, a)):
+                and (pap == 0 or prep == BLOCK) and block_in_time(T, X, G, a)):
             desired, move, why = BLOCK, NO_MOVE, E.WHY_THREAT
     if S[a, S_PRONE] and not inside:
         desired, why = STAND, E.WHY_CONDITION
@@ -280,6 +344,25 @@ def plan(T, X, G, seed, a, why_target):
         desired, move, goal, stop, why = _scripted(X[XP], G, seed, a, desired, move, goal, stop, why, reach, rng,
                                                    melee_now, nearest)
     return desired, move, goal, stop, why
+
+
+@once
+def charge_pays(T, X, a, tgt, in_reach, reach, mv, mv2, prep, pap):
+    """The default play Charges (+10 Offence, +2 damage) when the charge lands within its
+    2 AP, as soon as a walking attack could, and nothing it prepared is lost; not at a
+    target that can make Attacks of Opportunity: a charger keeps moving (at least 1 m an
+    AP) and is struck first. A charge under way is carried through."""
+    K, R = T[0], T[2]
+    S, D = X[0], X[1]
+    if prep == CHARGE and pap > 0:
+        return True
+    if tgt < 0 or in_reach or D[a, tgt] - reach < 1 or (prep == ATTACK and pap > 0):
+        return False
+    if K[tgt, K_REACT_AOO] != 0 or S[tgt, S_READY] == A.READY_OPPORTUNITY:
+        return False
+    charge_reach = mv + (mv2 if R[R_CHARGE_MOVES_ATTACK] else 0)
+    ddx, ddy = grid.sign(S[tgt, S_X] - S[a, S_X]), grid.sign(S[tgt, S_Y] - S[a, S_Y])
+    return grid.line_steps(S[a, S_X], S[a, S_Y], ddx, ddy, S[tgt, S_X], S[tgt, S_Y], reach, charge_reach) > 0
 
 
 @once

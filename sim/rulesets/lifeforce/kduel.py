@@ -251,12 +251,17 @@ def _plan(K, W, R, COND, NEED, S, POSN, LIVE, a, b, p, dist, reach, prep, pap):
     desired, walks = P.ATTACK, True
     if K[a, K_RUN] and dist - reach > K[a, K_SPLIT0 + p] + K[a, K_SPLIT0 + (p + 1) % 4] and not (
             prep == P.ATTACK and pap > 0):
-        desired = P.RUN
+        # kdecide.approach: b, steady, always comes for a unless it may not move.
+        comes = S[b, S_STATUS] == A.STANDING and _conditions(S, b, LIVE[A.C_MOVES]) == 0
+        their_cap = max(dist - W[A.melee_weapon(K, S, b), W_REACH], 0) if comes else 0
+        if K[a, K_RUN] == P.RUN_TWO_AWAY or P.run_pays(K, a, b, p, dist - reach, POSN[b] > POSN[a], their_cap):
+            desired = P.RUN
     if (K[a, K_ANSWER] and K[a, K_HAS_SHIELD] and S[b, S_PREP_AP] > 0 and S[b, S_PREP_ACTION] == P.ATTACK
             and S[b, S_PREP_TARGET] == a and S[a, S_REACTION_LEFT] == 0 and S[a, S_READY] != A.READY_BLOCK
             and (pap == 0 or prep == P.BLOCK)):
         mine = 2 - (pap if prep == P.BLOCK else 0)  # kdecide.block_in_time
-        theirs = NEED[P.ATTACK] - S[b, S_PREP_AP]
+        theirs = max(NEED[P.ATTACK] - S[b, S_PREP_AP],
+                     P.turns_to_close(K, b, p, POSN[b] > POSN[a], dist - W[A.melee_weapon(K, S, b), W_REACH]))
         if not (mine > theirs or (mine == theirs and POSN[a] > POSN[b])):
             desired, walks = P.BLOCK, False
     if S[a, S_PRONE]:

@@ -9,7 +9,8 @@ from sim.rulesets.lifeforce import katt as A
 from sim.rulesets.lifeforce import kdecide as P
 from sim.rulesets.lifeforce import tables as TB
 from sim.rulesets.lifeforce.layout import (
-    K_FAMILY, K_HELD_W, K_MELEE_W, K_RANGED_W, K_SCRIPTED, K_SIDE, K_STUNT_EV, K_UNARMED_W, K_X0, K_Y0,
+    K_FAMILY, K_HELD_W, K_MELEE_W, K_RANGED_W, K_REACT_AOO, K_DEFAULT_PLAY, K_SCRIPTED, K_SIDE, K_STUNT_EV, K_UNARMED_W,
+    K_X0, K_Y0,
     R_ANY_LOADING, R_N_SCATTER, R_N_SIDES, R_SEIZE_ON, R_SKIRMISH_CELLS, W_LOADING, W_REACH, W_TABLE, W_UNARMED)
 
 BUY_POINTS = 32  # a fixed order buys the same at this many points or more (every cost summed is less)
@@ -76,6 +77,9 @@ def duel_tables(K, W, R, COND, COSTS, PRIO) -> tuple[bool, np.ndarray]:
         return False, buy
     if (K[:, K_RANGED_W] >= 0).any():
         return False, buy
+    for c in range(2):
+        if K[c, K_DEFAULT_PLAY] and K[1 - c, K_REACT_AOO] == 0:
+            return False, buy  # the default play may Charge (kdecide.charge_pays): this loop has no Charge
     dx, dy = K[0, K_X0] - K[1, K_X0], K[0, K_Y0] - K[1, K_Y0]
     if (dx != 0 and dy != 0) or (dx == 0 and dy == 0):
         return False, buy  # the walk up is straight steps only along a row or a column

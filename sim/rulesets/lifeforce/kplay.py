@@ -41,10 +41,26 @@ def phase_cells(movement: int, cell_size: float) -> list[int]:
     return np.diff(np.concatenate([[0], cells])).tolist()
 
 
+def _run_codes(scenario) -> tuple[list[int], list[int]]:
+    """(K_RUN, K_DEFAULT_PLAY) per combatant. The default play is a policy that writes no
+    `family`. K_RUN (kdecide.RUN_*): `run: false` never Runs; `run: true`, or a written
+    family with `run` unwritten, Runs whenever two phases away (as those policies always
+    have); the default play with `run` unwritten Runs when it pays."""
+    runs, default = [], []
+    for c in scenario.combatants:
+        side = scenario.data["sides"][scenario.side_names[c.side]]
+        written = "family" in {**(side.get("policy") or {}), **(c.stats.get("policy") or {})}
+        run = c.policy.params["run"]
+        runs.append(0 if run is False else 1 if run is True or written else 2)
+        default.append(0 if written else 1)
+    return runs, default
+
+
 def _combatants(s: engine.Setup, scenario) -> np.ndarray:
     C = len(s.names)
     K = np.zeros((C, L.NK), dtype=np.int64)
     col = lambda name, values: K.__setitem__((slice(None), L.K_COLS[name]), values)
+    runs, default = _run_codes(scenario)
     for name, values in (("SIDE", s.side), ("HP", s.hp), ("ORDER_ATTR", s.order_attr), ("OFFENCE", s.offence),
                          ("DODGE", s.dodge), ("REFLEX", s.reflex), ("WILL", s.will), ("ATHLETICS", s.athletics),
                          ("INTIMIDATE", s.intimidate), ("ARMOR", s.armor), ("HAS_SHIELD", s.has_shield),
@@ -53,7 +69,8 @@ def _combatants(s: engine.Setup, scenario) -> np.ndarray:
                          ("SURPRISED", s.surprised), ("MELEE_W", s.melee_w), ("RANGED_W", s.ranged_w),
                          ("UNARMED_W", s.unarmed_w), ("HELD_W", s.held_w), ("GENERATES", s.generates),
                          ("READY_PREF", s.ready_pref), ("CONTEST_MODE", s.contest_mode), ("ESCAPE", s.escape),
-                         ("ABANDON_MELEE", s.abandon_melee), ("ANSWER", s.answer), ("RUN", s.run),
+                         ("ABANDON_MELEE", s.abandon_melee), ("ANSWER", s.answer), ("RUN", runs),
+                         ("DEFAULT_PLAY", default),
                          ("FAMILY", s.family), ("KEEP_CELLS", s.keep_cells), ("TARGET_MODE", s.target_mode),
                          ("REACT_BLOCK", s.reacts["shield_block"]), ("REACT_AOO", s.reacts["attack_of_opportunity"]),
                          ("WANTS_NEAREST", s.wants_nearest)):

@@ -178,10 +178,16 @@ POLICY_FIELDS = {
                             "the dominant grappler to end it) unless its family is grappler"),
     "abandon_when_out_of_reach": Field("bool", True, "drop a prepared attack whose target has left reach when "
                                        "another enemy is in reach (losing the preparation)"),
-    "answer_threats": Field("bool", False, "switch to readying a Shield Block when an enemy has declared an "
-                            "attack on it and its Reaction is spent, if the block is ready before that attack "
-                            "lands and nothing prepared is lost for it"),
-    "run": Field("bool", True, "Run when the target is too far to reach this phase and the next"),
+    "answer_threats": Field("bool", False, "switch to readying a Shield Block (2 AP) when an enemy has declared "
+                            "an attack on it and its Reaction is spent, if the block is ready before that attack "
+                            "lands (counting the attacker's walk into reach and a Loading reload) and nothing "
+                            "prepared is lost for it; against a 2 AP attack already in reach it never is, so it "
+                            "acts only on an attacker still coming or reloading, or a block already half "
+                            "prepared"),
+    "run": Field("bool", None, "true: Run whenever the target is too far to reach this phase and the next; "
+                 "false: never Run; unwritten: as true where the policy writes a `family`, else (the default "
+                 "play) Run only when that lands the attack sooner than walking while preparing it, counting "
+                 "an enemy that is coming anyway"),
 }
 
 # attack, hold, flee and the shared observations mean what sim/vocabulary.py says.
