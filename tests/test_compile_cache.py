@@ -29,7 +29,7 @@ PROBES = {
                           "a_wins, b_wins = ok_a and not ok_b, ok_b and not ok_a",
                           "a_wins, b_wins = ok_b and not ok_a, ok_a and not ok_b"),
     "lens": ("kcore", "die_hits", "die_hits(6, 4)", "good = sides - max(tn, 1) + 1", "good = sides - max(tn, 1) + 2"),
-    "lifeforce": ("katt", "mask_sum", "mask_sum(table, 3, 1)",
+    "lifeforce": ("kfacts", "mask_sum", "mask_sum(table, 3, 1)",
                   "    total = 0\n    k = 0\n    while m:", "    total = 100\n    k = 0\n    while m:"),
 }
 BEFORE = {"gods_and_monsters": "1", "lens": "0.5", "lifeforce": "2"}
