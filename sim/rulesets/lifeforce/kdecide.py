@@ -188,9 +188,15 @@ def approach(T, X, a, b):
     if (S[b, S_STATUS] != A.STANDING or fam == GUARDIAN or fam == SKIRMISHER or S[b, S_PARTNER] >= 0
             or (t >= 0 and t != a) or not A.cond_allows(S, COND, b, A.C_MOVES)):
         return 0
+    return max(D[b, a] - strikes_within(K, W, S, b), 0)
+
+
+@once
+def strikes_within(K, W, S, b):
+    """The distance b attacks from: its missile's range while it has one in hand, else its
+    melee reach."""
     rw = K[b, K_RANGED_W]
-    stop = W[rw, W_RANGE] if rw >= 0 and S[b, S_DISARMED] == 0 else W[A.melee_weapon(K, S, b), W_REACH]
-    return max(D[b, a] - stop, 0)
+    return W[rw, W_RANGE] if rw >= 0 and S[b, S_DISARMED] == 0 else W[A.melee_weapon(K, S, b), W_REACH]
 
 
 @once
@@ -208,7 +214,7 @@ def block_in_time(T, X, G, a):
             if S[j, S_PREP_ACTION] == ATTACK:
                 rw = K[j, K_RANGED_W]
                 shoots = rw >= 0 and S[j, S_DISARMED] == 0
-                gap = D[j, a] - (W[rw, W_RANGE] if shoots else W[A.melee_weapon(K, S, j), W_REACH])
+                gap = D[j, a] - strikes_within(K, W, S, j)
                 theirs = max(theirs, turns_to_close(K, j, G[2], POSN[j] > POSN[a], gap))
                 if shoots and gap <= 0 and T[2][R_ANY_LOADING] and W[rw, W_LOADING] and not S[j, S_LOADED]:
                     theirs = max(theirs, 2 + T[2][R_LOADING_AP] - S[j, S_PREP_AP])  # kturn.act's reload
@@ -303,12 +309,8 @@ def plan(T, X, G, seed, a, why_target):
     if K[a, K_DEFAULT_PLAY] and not shoots and charge_pays(T, X, a, tgt, in_reach, reach, mv, mv2, prep, pap):
         desired, move = CHARGE, LINE
     if fam == CHARGER:
-        charge_reach = mv + (mv2 if R[R_CHARGE_MOVES_ATTACK] else 0)
-        t = max(tgt, 0)
-        ddx, ddy = grid.sign(S[t, S_X] - S[a, S_X]), grid.sign(S[t, S_Y] - S[a, S_Y])
-        steps = grid.line_steps(S[a, S_X], S[a, S_Y], ddx, ddy,
-                                S[t, S_X], S[t, S_Y], reach, charge_reach)
-        if (not in_reach and d - reach >= 1 and steps > 0) or (prep == CHARGE and pap > 0):
+        lands = charge_lands(T, X, a, max(tgt, 0), reach, mv, mv2)
+        if (not in_reach and d - reach >= 1 and lands) or (prep == CHARGE and pap > 0):
             desired, move = CHARGE, LINE
         stop = reach
     elif fam == SKIRMISHER:
@@ -352,7 +354,7 @@ def charge_pays(T, X, a, tgt, in_reach, reach, mv, mv2, prep, pap):
     2 AP, as soon as a walking attack could, and nothing it prepared is lost; not at a
     target that can make Attacks of Opportunity: a charger keeps moving (at least 1 m an
     AP) and is struck first. A charge under way is carried through."""
-    K, R = T[0], T[2]
+    K = T[0]
     S, D = X[0], X[1]
     if prep == CHARGE and pap > 0:
         return True
@@ -360,9 +362,17 @@ def charge_pays(T, X, a, tgt, in_reach, reach, mv, mv2, prep, pap):
         return False
     if K[tgt, K_REACT_AOO] != 0 or S[tgt, S_READY] == A.READY_OPPORTUNITY:
         return False
-    charge_reach = mv + (mv2 if R[R_CHARGE_MOVES_ATTACK] else 0)
-    ddx, ddy = grid.sign(S[tgt, S_X] - S[a, S_X]), grid.sign(S[tgt, S_Y] - S[a, S_Y])
-    return grid.line_steps(S[a, S_X], S[a, S_Y], ddx, ddy, S[tgt, S_X], S[tgt, S_Y], reach, charge_reach) > 0
+    return charge_lands(T, X, a, tgt, reach, mv, mv2)
+
+
+@once
+def charge_lands(T, X, a, t, reach, mv, mv2):
+    """Whether a Charge's straight line brings t within a's reach inside the charge's
+    movement (the attack's AP move too where the rule option says so)."""
+    S = X[0]
+    charge_reach = mv + (mv2 if T[2][R_CHARGE_MOVES_ATTACK] else 0)
+    ddx, ddy = grid.sign(S[t, S_X] - S[a, S_X]), grid.sign(S[t, S_Y] - S[a, S_Y])
+    return grid.line_steps(S[a, S_X], S[a, S_Y], ddx, ddy, S[t, S_X], S[t, S_Y], reach, charge_reach) > 0
 
 
 @once
